@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kunwind top-level Makefile.
+#   make [KDIR=...]     build kunwind.ko against a kernel build tree
+#   make check          the test command: host tests + KUnit under QEMU
+#   make demo           boot the test kernel, show tables, rules and an oops trace
+#   make check-stock    smoke test on Debian's stock 6.1 kernel
+#   make tools          build/kunwind-dump
+#   make test-host      host unit and differential tests (ASan+UBSan)
+#   make fuzz           libFuzzer targets (FUZZ_SECONDS each)
+#   make bench-host     host benchmark against readelf
+#   make bench          in-guest benchmark against ORC
+
+include engine.mk
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+B ?= build
+FUZZ_SECONDS ?= 10
+
+ENGINE_SRC := $(addprefix module/,$(addsuffix .c,$(KUW_ENGINE)))
+ENGINE_HDR := $(wildcard include/kunwind/*.h module/*.h tools/*.h)
+TOOL_SRC := $(filter-out tools/kunwind-dump.c,$(wildcard tools/*.c))
+TEST_SRC := $(wildcard tests/*.c)
+
+HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Iinclude/kunwind -Imodule -Itools
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CC ?= cc
+
+.PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench
+
+all module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+$(B)/kunwind-dump: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+	@mkdir -p $(B)
+	$(CC) $(HOST_CFLAGS) -O2 -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+
+$(B)/kunwind-dump-asan: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+	@mkdir -p $(B)
+	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+
+$(B)/tests/runner: $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR) tests/kt.h
+	@mkdir -p $(B)/tests
+	$(CC) $(HOST_CFLAGS) -Itests -O1 $(SAN) -o $@ $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC)
+
+tools: $(B)/kunwind-dump
+
+# Host tests: unit tests (runner) then the differential tests against
+# binutils.  Each prints "N passed, N failed"; scripts/check.sh adds them up.
+test-host: $(B)/kunwind-dump $(B)/kunwind-dump-asan $(B)/tests/runner
+	KT_SRCDIR=tests KT_BUILDDIR=$(B)/tests $(B)/tests/runner
+	@if [ -x tests/difftest.sh ]; then B=$(B) tests/difftest.sh; fi
+
+fuzz:
+	B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+bench-host: $(B)/kunwind-dump
+	B=$(B) tests/bench-host.sh
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+check-stock:
+	scripts/check-stock.sh
+
+bench:
+	scripts/bench.sh
+
+clean:
+	rm -rf $(B)
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kunwind engine API: parse and validate unwind sections once, compile them
+ * into sorted rows, look rows up and step one frame.  Plain C: the same code
+ * builds into kunwind.ko and into the host tool and tests.  The environment
+ * (types, allocation, logging, fault-safe reads) comes from module/env.h.
+ */
+#ifndef KUNWIND_ENGINE_H
+#define KUNWIND_ENGINE_H
+
+#include "env.h"
+
+/*
+ * Every error and stop reason has one name, printed the same way by the
+ * CLI, the kernel log and debugfs.  X(enum suffix, text).
+ */
+#define KUW_ERRORS(X)						\
+	X(OK,		"ok")						\
+	X(TRUNC,	"truncated")					\
+	X(BADLEN,	"bad length")					\
+	X(BADVER,	"unsupported version")				\
+	X(BADAUG,	"bad augmentation")				\
+	X(BADENC,	"bad pointer encoding")				\
+	X(BADCIE,	"bad CIE pointer")				\
+	X(BADID,	"bad CIE id")					\
+	X(BADALIGN,	"bad alignment factor")				\
+	X(BADRANGE,	"address range outside text")			\
+	X(OVERLAP,	"overlapping FDEs")				\
+	X(BADOP,	"unknown opcode")				\
+	X(BADREG,	"register out of range")			\
+	X(REMEMBER,	"remember_state stack overflow")		\
+	X(RESTORE,	"restore_state without remember_state")		\
+	X(BADLOC,	"location outside FDE or going backwards")	\
+	X(BADHDR,	"bad header")					\
+	X(BADMAGIC,	"bad magic")					\
+	X(UNSORTED,	"table not sorted")				\
+	X(BADTYPE,	"bad FRE or FDE type")				\
+	X(EXPR_STACK,	"expression stack fault")			\
+	X(EXPR_DIV0,	"division by zero")				\
+	X(EXPR_BRANCH,	"branch outside expression")			\
+	X(EXPR_BUDGET,	"expression operation budget exhausted")	\
+	X(EXPR_OP,	"unsupported expression operation")		\
+	X(TOOBIG,	"table too large")				\
+	X(NOMEM,	"out of memory")				\
+	X(FAULT,	"memory read fault")				\
+	X(NOINFO,	"no unwind info for pc")			\
+	X(END,		"end of stack")					\
+	X(BADSP,	"stack pointer did not move up")		\
+	X(BADSTACK,	"address outside known stacks")			\
+	X(LIMIT,	"frame limit reached")				\
+	X(BADRA,	"return address not in kernel text")		\
+	X(INVAL,	"invalid argument")
+
+enum kuw_err {
+#define KUW_X_ENUM(n, s) KUW_E_##n,
+	KUW_ERRORS(KUW_X_ENUM)
+#undef KUW_X_ENUM
+	KUW_E__COUNT
+};
+
+/* Engine functions return 0 or a negative enum kuw_err. */
+const char *kuw_strerror(int err);
+
+/* Where a load-time error was found: section name, byte offset, reason. */
+struct kuw_diag {
+	const char *section;
+	u64 off;
+	int err;
+};
+
+static inline int kuw_fail(struct kuw_diag *d, const char *sec, u64 off,
+			   int err)
+{
+	if (d && !d->err) {
+		d->section = sec;
+		d->off = off;
+		d->err = err;
+	}
+	return -err;
+}
+
+enum kuw_arch {
+	KUW_ARCH_X86_64 = 1,
+	KUW_ARCH_ARM64 = 2,
+};
+
+/* Register columns: enough for x86_64 (17) and AArch64 x0-x30, sp, pc. */
+#define KUW_MAX_REGS		33
+
+/* Bounds: documented limits, each one error when exceeded. */
+#define KUW_REMEMBER_DEPTH	8	/* DW_CFA_remember_state depth */
+#define KUW_EXPR_STACK		64	/* DW_OP stack entries */
+#define KUW_EXPR_BUDGET		1024	/* DW_OP operations per evaluation */
+#define KUW_CFI_MAX_ROWS	65536	/* rows emitted by one FDE */
+
+/* One loaded section: its bytes and the address they are loaded at. */
+struct kuw_sec {
+	const u8 *data;
+	u64 size;
+	u64 addr;
+};
+
+/* What the caller knows about the object the sections belong to. */
+#define KUW_OBJ_RELOCATED	0x1	/* .ko / ET_REL: SFrame starts are field-relative */
+
+struct kuw_obj {
+	const char *owner;	/* "vmlinux", module name, file name */
+	u8 arch;		/* enum kuw_arch */
+	u32 flags;		/* KUW_OBJ_* */
+	u64 text_start;		/* every FDE must lie in [text_start, text_end) */
+	u64 text_end;
+};
+
+enum kuw_src {
+	KUW_SRC_EH_FRAME = 0,
+	KUW_SRC_DEBUG_FRAME = 1,
+	KUW_SRC_SFRAME = 2,
+	KUW_SRC__COUNT
+};
+
+const char *kuw_src_name(int src);	/* "eh_frame", "debug_frame", "sframe" */
+
+/* Rule kinds of one register column (readelf frames-interp letters). */
+enum kuw_rule_kind {
+	KUW_R_SAME = 0,		/* s: no rule, or same value */
+	KUW_R_UNDEF,		/* u */
+	KUW_R_OFFSET,		/* c+N: saved at CFA+N */
+	KUW_R_VAL_OFFSET,	/* v+N: value is CFA+N */
+	KUW_R_REG,		/* value of register src */
+	KUW_R_EXPR,		/* exp: saved at address computed by expr */
+	KUW_R_VAL_EXPR,		/* vexp: value computed by expr */
+};
+
+/* CFA kinds. */
+enum kuw_cfa_kind {
+	KUW_CFA_REG = 0,	/* value of reg + off */
+	KUW_CFA_EXPR,		/* DW_OP expression */
+};
+
+/* Rule flags. */
+#define KUW_RF_SIGNAL		0x1	/* CIE 'S': the frame is a signal frame */
+#define KUW_RF_MANGLED_RA	0x2	/* AArch64: RA is signed (PAC) */
+
+/*
+ * One register rule.  For KUW_R_OFFSET/VAL_OFFSET @off is the byte offset
+ * from the CFA; for KUW_R_REG @src is the source register; for EXPR/VAL_EXPR
+ * @off is the offset in the source section of the expression block (its
+ * ULEB128 length followed by the DW_OP bytes).
+ */
+struct kuw_reg_rule {
+	u8 reg;
+	u8 kind;
+	u8 src;
+	u8 pad;
+	s32 off;
+};
+
+/*
+ * A row's rules: the CFA and the registers that have a rule other than
+ * "same value", sorted by register number.  In a compiled table rules are
+ * stored deduplicated in this layout with only @nregs entries in @regs.
+ */
+struct kuw_rule {
+	u8 cfa_kind;
+	u8 cfa_reg;
+	u8 flags;
+	u8 nregs;
+	s32 cfa_off;		/* or section offset of the CFA expression */
+	struct kuw_reg_rule regs[KUW_MAX_REGS];
+};
+
+static inline u32 kuw_rule_size(const struct kuw_rule *r)
+{
+	return 8 + 8 * (u32)r->nregs;
+}
+
+/* A rule whose RA column is undefined marks the outermost frame. */
+const struct kuw_reg_rule *kuw_rule_find(const struct kuw_rule *r, u8 reg);
+
+/* One FDE as the section walkers report it. */
+struct kuw_fde_info {
+	u64 start;		/* run-time address */
+	u64 end;
+	u64 off;		/* offset of the FDE in its section */
+	u8 src;			/* enum kuw_src */
+	u8 signal;		/* CIE 'S' */
+	u32 pcmask;		/* SFrame PCMASK rep_size, 0 otherwise */
+};
+
+/*
+ * Section walkers call @fde once per FDE and then @row for each row of it
+ * (rows in increasing pc; for a PCMASK FDE pc is the offset in the block).
+ * A callback returning non-zero stops the walk with that value.
+ */
+struct kuw_sink {
+	int (*fde)(void *ctx, const struct kuw_fde_info *f);
+	int (*row)(void *ctx, u64 pc, const struct kuw_rule *r);
+	void *ctx;
+};
+
+struct kuw_stats {
+	u32 ncie;
+	u32 nfde;
+	u32 nrows;
+};
+
+/*
+ * Parse and validate .eh_frame (debug = false) or .debug_frame (debug = true)
+ * and run every FDE's program, reporting rows to @sink (may be NULL to only
+ * validate).  Rejects the section whole on the first error, filling @d.
+ */
+int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
+		 const struct kuw_sink *sink, struct kuw_stats *st,
+		 struct kuw_diag *d);
+
+/*
+ * Check .eh_frame_hdr against .eh_frame: version 1, table_enc
+ * datarel|sdata4, sorted, every entry pointing at an FDE covering its start.
+ * Returns 0 when the table can be used for lookup.
+ */
+int kuw_ehhdr_check(const struct kuw_obj *o, const struct kuw_sec *hdr,
+		    const struct kuw_sec *ehf, u32 *nent, struct kuw_diag *d);
+
+/* Parse and validate .sframe v1 or v2; report rows like kuw_ehf_walk. */
+int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
+		 const struct kuw_sink *sink, struct kuw_stats *st,
+		 struct kuw_diag *d);
+
+/*
+ * DW_OP interpreter.  Evaluates @len bytes at @ops with @initial pushed first
+ * when @push_initial (the CFA for register rules).  Register values come
+ * from @regs (only those with bit set in @valid); memory through
+ * kuw_read_mem(@mem_ctx, ...).  @cfa serves DW_OP_call_frame_cfa.
+ */
+struct kuw_regs;
+int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
+		  u64 cfa, bool have_cfa, u64 initial, bool push_initial,
+		  void *mem_ctx, u64 *result);
+
+/* Structural check of an expression at load time (opcodes, branches). */
+int kuw_dwop_check(const u8 *ops, u32 len);
+
+/*
+ * Compiled table of one object and one source section.  One allocation;
+ * free with kuw_table_free().  Lookup allocates nothing.
+ */
+struct kuw_table {
+	const char *owner;
+	u8 src;			/* enum kuw_src */
+	u8 arch;
+	u8 block_shift;		/* lookup block = 1 << block_shift bytes */
+	u64 base;		/* row pcs are offsets from base */
+	u64 start;		/* lowest covered pc */
+	u64 end;		/* one past the highest covered pc */
+	u32 nrows;
+	u32 nrules;
+	u32 nblocks;
+	u32 nfde;
+	u32 ncie;
+	const u32 *pc;		/* [nrows] row start - base, sorted */
+	const u16 *rule16;	/* [nrows] rule index, or NULL */
+	const u32 *rule32;	/* [nrows] rule index when nrules > 65535 */
+	const u32 *rule_off;	/* [nrules] offset of each rule in pool */
+	const u8 *pool;		/* deduplicated struct kuw_rule, 4-aligned */
+	const u32 *block;	/* [nblocks + 1] first row of each block */
+	const u8 *sec;		/* source section (expressions live there) */
+	u64 sec_size;
+	u64 bytes;		/* memory used by this table */
+};
+
+/* Rule index 0 of every table: no unwind info (gap between FDEs). */
+#define KUW_RULE_NONE	0
+
+/* Build the table for @o from one section; on error @d says where. */
+int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
+		    struct kuw_table **out, struct kuw_diag *d);
+void kuw_table_free(struct kuw_table *t);
+
+/*
+ * Find the rule in force at @pc.  Returns 0 and sets @rule (and @row_pc, the
+ * row's start) or -KUW_E_NOINFO.
+ */
+int kuw_table_lookup(const struct kuw_table *t, u64 pc,
+		     const struct kuw_rule **rule, u64 *row_pc);
+
+/* Row text format of SPEC-NOTES: "0x<pc> cfa=... <reg>=... ra=...". */
+int kuw_format_row(char *buf, u32 len, u8 arch, u64 pc,
+		   const struct kuw_rule *r);
+const char *kuw_reg_name(u8 arch, u8 reg);
+
+/* Register set of one frame. */
+struct kuw_regs {
+	u64 r[KUW_MAX_REGS];
+	u64 valid;		/* bit n: r[n] is known */
+};
+
+/*
+ * One unwind step: from @regs of the callee (whose pc is in @regs at the
+ * arch's RA column, see arch.h) and its @rule, compute the caller's
+ * registers in place.  Memory goes through kuw_read_mem(@mem_ctx, ...).
+ * Returns 0, -KUW_E_END for the outermost frame, or another error.
+ */
+int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
+	     struct kuw_regs *regs, void *mem_ctx);
+
+/*
+ * Fault-safe memory read, provided by the home (kernel glue or host).
+ * Returns 0 or -KUW_E_FAULT / -KUW_E_BADSTACK.
+ */
+int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len);
+
+#endif /* KUNWIND_ENGINE_H */

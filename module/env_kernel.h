@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The engine's environment inside the kernel. */
+#ifndef KUNWIND_ENV_KERNEL_H
+#define KUNWIND_ENV_KERNEL_H
+
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include <linux/sort.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/printk.h>
+
+/* Load time only: process context, may sleep. */
+static inline void *kuw_alloc(size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+static inline void kuw_free(void *p)
+{
+	kvfree(p);
+}
+
+static inline void kuw_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	sort(base, n, size, cmp, NULL);
+}
+
+#define kuw_log(fmt, ...) pr_warn("kunwind: " fmt "\n", ##__VA_ARGS__)
+
+#endif /* KUNWIND_ENV_KERNEL_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The engine's environment on the host (tools and tests): libc. */
+#ifndef KUNWIND_ENV_HOST_H
+#define KUNWIND_ENV_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Same widths and printf types as the kernel's (u64 is unsigned long long). */
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef unsigned long long u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef long long s64;
+
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
+
+static inline void *kuw_alloc(size_t size)
+{
+	return calloc(1, size ? size : 1);
+}
+
+static inline void kuw_free(void *p)
+{
+	free(p);
+}
+
+static inline void kuw_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n)
+		qsort(base, n, size, cmp);
+}
+
+/* Set to false by tests that provoke errors on purpose. */
+extern bool kuw_host_log_enabled;
+#define kuw_log(fmt, ...)						\
+	do {								\
+		if (kuw_host_log_enabled)				\
+			fprintf(stderr, "kunwind: " fmt "\n", ##__VA_ARGS__); \
+	} while (0)
+
+#endif /* KUNWIND_ENV_HOST_H */

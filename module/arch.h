@@ -34,6 +34,7 @@ struct kuw_arch_info {
 	u8 sp;
 	u8 fp;
 	u8 ra;
+	u8 pc;		/* column holding the frame's pc in struct kuw_regs */
 	s8 sframe_ra_off;	/* fixed RA offset from CFA when SFrame has none */
 };
 
@@ -41,11 +42,11 @@ static inline const struct kuw_arch_info *kuw_arch(u8 arch)
 {
 	static const struct kuw_arch_info x86_64 = {
 		.nregs = KUW_X86_NREGS, .sp = KUW_X86_RSP,
-		.fp = KUW_X86_RBP, .ra = KUW_X86_RA, .sframe_ra_off = -8,
+		.fp = KUW_X86_RBP, .ra = KUW_X86_RA, .pc = KUW_X86_RA, .sframe_ra_off = -8,
 	};
 	static const struct kuw_arch_info arm64 = {
 		.nregs = KUW_A64_NREGS, .sp = KUW_A64_SP,
-		.fp = KUW_A64_X29, .ra = KUW_A64_X30, .sframe_ra_off = 0,
+		.fp = KUW_A64_X29, .ra = KUW_A64_X30, .pc = KUW_A64_PC, .sframe_ra_off = 0,
 	};
 
 	if (arch == KUW_ARCH_ARM64)

@@ -1,3 +1,640 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: replaced by its owner */
+/*
+ * Compiled rows: run a section walker once at load, collect its rows,
+ * deduplicate the rules and lay out a table that lookup can search without
+ * allocating:
+ *
+ *   pc[i]        u32 row start relative to the table base, sorted
+ *   rule16/32[i] index of the row's rule (0: no unwind info, a gap)
+ *   rule_off[k]  offset of rule k in the pool of struct kuw_rule (4-aligned,
+ *                only nregs register entries stored)
+ *   block[b]     first row whose pc >= b << block_shift, b in [0, nblocks]
+ *
+ * A lookup is one block index load, a binary search over the few rows of
+ * that block, and the rule: no interpretation on the hot path.
+ */
 #include "engine.h"
+#include "arch.h"
+
+/* Collected row before layout. */
+struct rows_row {
+	u64 pc;
+	u32 rule;
+	u32 fde;	/* index of the owning FDE, keeps sort stable */
+};
+
+struct rows_fde {
+	u64 start;
+	u64 end;
+	u64 off;
+	u32 first;	/* first row in rows_build.rows */
+	u32 nrows;
+};
+
+struct rows_build {
+	const struct kuw_obj *obj;
+	int src;
+	struct kuw_diag *diag;
+	const char *secname;
+
+	struct rows_row *rows;
+	u32 nrows, cap_rows;
+	struct rows_fde *fdes;
+	u32 nfdes, cap_fdes;
+
+	/* deduplicated rules: pool of compact rules, open-addressing hash */
+	u8 *pool;
+	u32 pool_len, pool_cap;
+	u32 *rule_off;
+	u32 nrules, cap_rules;
+	u32 *hash;	/* rule index + 1, 0 = empty */
+	u32 hash_size;
+
+	/* rows of the current PCMASK FDE: offsets in the repeated block */
+	struct rows_row *pend;
+	u32 npend, cap_pend;
+
+	/* the FDE being filled */
+	struct kuw_fde_info cur;
+	bool have_cur;
+};
+
+static const char *rows_secname(int src)
+{
+	switch (src) {
+	case KUW_SRC_EH_FRAME:
+		return ".eh_frame";
+	case KUW_SRC_DEBUG_FRAME:
+		return ".debug_frame";
+	default:
+		return ".sframe";
+	}
+}
+
+/* Grow an array to hold at least @need elements of @size bytes. */
+static int rows_grow(void **arr, u32 *cap, u32 need, u32 size)
+{
+	u64 ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? (u64)*cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap * size > 0x7fffffffULL)
+		return -KUW_E_TOOBIG;
+	n = kuw_alloc(ncap * size);
+	if (!n)
+		return -KUW_E_NOMEM;
+	if (*arr) {
+		memcpy(n, *arr, (size_t)*cap * size);
+		kuw_free(*arr);
+	}
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static u32 rows_hash_bytes(const u8 *p, u32 len)
+{
+	u32 h = 2166136261u;
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int rows_rehash(struct rows_build *b, u32 size)
+{
+	u32 *h = kuw_alloc((size_t)size * sizeof(u32));
+	u32 i;
+
+	if (!h)
+		return -KUW_E_NOMEM;
+	for (i = 0; i < b->nrules; i++) {
+		const struct kuw_rule *r = (const void *)(b->pool + b->rule_off[i]);
+		u32 slot = rows_hash_bytes((const u8 *)r, kuw_rule_size(r));
+
+		slot &= size - 1;
+		while (h[slot])
+			slot = (slot + 1) & (size - 1);
+		h[slot] = i + 1;
+	}
+	kuw_free(b->hash);
+	b->hash = h;
+	b->hash_size = size;
+	return 0;
+}
+
+/* Return the index of @r in the pool, adding it if new. */
+static int rows_intern(struct rows_build *b, const struct kuw_rule *r,
+		       u32 *idx)
+{
+	u32 size = kuw_rule_size(r);
+	u32 slot, h;
+	int ret;
+
+	if (b->nrules * 2 >= b->hash_size) {
+		ret = rows_rehash(b, b->hash_size ? b->hash_size * 2 : 256);
+		if (ret)
+			return ret;
+	}
+	h = rows_hash_bytes((const u8 *)r, size);
+	for (slot = h & (b->hash_size - 1); b->hash[slot];
+	     slot = (slot + 1) & (b->hash_size - 1)) {
+		u32 i = b->hash[slot] - 1;
+		const struct kuw_rule *o = (const void *)(b->pool + b->rule_off[i]);
+
+		if (kuw_rule_size(o) == size && !memcmp(o, r, size)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	ret = rows_grow((void **)&b->pool, &b->pool_cap, b->pool_len + size, 1);
+	if (!ret)
+		ret = rows_grow((void **)&b->rule_off, &b->cap_rules,
+				b->nrules + 1, sizeof(u32));
+	if (ret)
+		return ret;
+	memcpy(b->pool + b->pool_len, r, size);
+	b->rule_off[b->nrules] = b->pool_len;
+	b->pool_len += size;
+	b->hash[slot] = b->nrules + 1;
+	*idx = b->nrules++;
+	return 0;
+}
+
+/* Copy @r to its canonical compact form (no stray padding bytes). */
+static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
+		      struct kuw_rule *c)
+{
+	u8 nregs = kuw_arch(b->obj->arch)->nregs;
+	u32 i;
+
+	memset(c, 0, sizeof(*c));
+	c->cfa_kind = r->cfa_kind;
+	c->cfa_reg = r->cfa_kind == KUW_CFA_REG ? r->cfa_reg : 0;
+	c->flags = r->flags;
+	c->cfa_off = r->cfa_off;
+	if (r->cfa_kind > KUW_CFA_EXPR ||
+	    (r->cfa_kind == KUW_CFA_REG && r->cfa_reg >= nregs))
+		return -KUW_E_BADREG;
+	if (r->nregs > KUW_MAX_REGS)
+		return -KUW_E_BADREG;
+	for (i = 0; i < r->nregs; i++) {
+		const struct kuw_reg_rule *s = &r->regs[i];
+
+		if (s->kind == KUW_R_SAME)
+			continue;
+		if (s->reg >= nregs || s->kind > KUW_R_VAL_EXPR ||
+		    (s->kind == KUW_R_REG && s->src >= nregs))
+			return -KUW_E_BADREG;
+		/* sorted, no duplicates */
+		if (c->nregs && c->regs[c->nregs - 1].reg >= s->reg)
+			return -KUW_E_BADREG;
+		c->regs[c->nregs].reg = s->reg;
+		c->regs[c->nregs].kind = s->kind;
+		c->regs[c->nregs].src = s->kind == KUW_R_REG ? s->src : 0;
+		c->regs[c->nregs].off = s->kind == KUW_R_REG ||
+					s->kind == KUW_R_UNDEF ? 0 : s->off;
+		c->nregs++;
+	}
+	return 0;
+}
+
+static int rows_add(struct rows_build *b, u64 pc, u32 rule)
+{
+	struct rows_fde *f = &b->fdes[b->nfdes - 1];
+	struct rows_row *last;
+	int ret;
+
+	if (pc < f->start || pc >= f->end)
+		return 0;	/* a row at the FDE's end covers nothing */
+	if (f->nrows >= KUW_CFI_MAX_ROWS)
+		return -KUW_E_TOOBIG;
+	if (f->nrows) {
+		last = &b->rows[b->nrows - 1];
+		if (pc < last->pc)
+			return -KUW_E_BADLOC;
+		if (pc == last->pc) {	/* a later row at the same pc wins */
+			last->rule = rule;
+			return 0;
+		}
+		if (last->rule == rule)
+			return 0;
+	}
+	ret = rows_grow((void **)&b->rows, &b->cap_rows, b->nrows + 1,
+			sizeof(*b->rows));
+	if (ret)
+		return ret;
+	b->rows[b->nrows].pc = pc;
+	b->rows[b->nrows].rule = rule;
+	b->rows[b->nrows].fde = b->nfdes - 1;
+	b->nrows++;
+	f->nrows++;
+	return 0;
+}
+
+/*
+ * A PCMASK FDE's rows give offsets inside a block repeated over the
+ * function: expand them now, once, so lookup stays one search.
+ */
+static int rows_expand_pcmask(struct rows_build *b)
+{
+	struct rows_fde *f = &b->fdes[b->nfdes - 1];
+	u32 rep = b->cur.pcmask, i;
+	u64 reps, r;
+	int ret;
+
+	if (!b->npend)
+		return 0;
+	reps = (f->end - f->start + rep - 1) / rep;
+	if (reps * b->npend > KUW_CFI_MAX_ROWS)
+		return -KUW_E_TOOBIG;
+	for (r = 0; r < reps; r++) {
+		for (i = 0; i < b->npend && b->pend[i].pc < rep; i++) {
+			ret = rows_add(b, f->start + r * rep + b->pend[i].pc,
+				       b->pend[i].rule);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int rows_finish_fde(struct rows_build *b)
+{
+	int ret = 0;
+
+	if (!b->have_cur)
+		return 0;
+	b->have_cur = false;
+	if (b->cur.pcmask)
+		ret = rows_expand_pcmask(b);
+	b->npend = 0;
+	return ret;
+}
+
+static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
+{
+	struct rows_build *b = ctx;
+	struct rows_fde *f;
+	int ret;
+
+	ret = rows_finish_fde(b);
+	if (ret)
+		return ret;
+	if (fi->end < fi->start)
+		return -KUW_E_BADRANGE;
+	ret = rows_grow((void **)&b->fdes, &b->cap_fdes, b->nfdes + 1,
+			sizeof(*b->fdes));
+	if (ret)
+		return ret;
+	f = &b->fdes[b->nfdes++];
+	f->start = fi->start;
+	f->end = fi->end;
+	f->off = fi->off;
+	f->first = b->nrows;
+	f->nrows = 0;
+	b->cur = *fi;
+	b->have_cur = true;
+	return 0;
+}
+
+static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
+{
+	struct rows_build *b = ctx;
+	struct kuw_rule c;
+	u32 idx;
+	int ret;
+
+	if (!b->have_cur)
+		return -KUW_E_BADLOC;
+	ret = rows_canon(b, r, &c);
+	if (!ret)
+		ret = rows_intern(b, &c, &idx);
+	if (ret)
+		return ret;
+	if (!b->cur.pcmask)
+		return rows_add(b, pc, idx);
+	if (b->npend && pc <= b->pend[b->npend - 1].pc)
+		return -KUW_E_BADLOC;
+	ret = rows_grow((void **)&b->pend, &b->cap_pend, b->npend + 1,
+			sizeof(*b->pend));
+	if (ret)
+		return ret;
+	b->pend[b->npend].pc = pc;
+	b->pend[b->npend].rule = idx;
+	b->npend++;
+	return 0;
+}
+
+static int rows_cmp_fde(const void *a, const void *b)
+{
+	const struct rows_fde *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return 0;
+}
+
+static void rows_build_free(struct rows_build *b)
+{
+	kuw_free(b->rows);
+	kuw_free(b->fdes);
+	kuw_free(b->pool);
+	kuw_free(b->rule_off);
+	kuw_free(b->hash);
+	kuw_free(b->pend);
+}
+
+static u32 rows_align4(u64 n)
+{
+	return (n + 3) & ~3ULL;
+}
+
+/*
+ * Lay the sorted FDEs' rows out in the final table.  Every FDE is followed
+ * by a "no info" row at its end unless the next FDE starts right there.
+ */
+static int rows_layout(struct rows_build *b, struct kuw_table **out)
+{
+	u32 nfde = 0, nrows = 0, i, j, k, nblocks, shift;
+	const char *owner = b->obj->owner ? b->obj->owner : "?";
+	u32 owner_len = strlen(owner) + 1;
+	u64 base, span, off, sz_pc, sz_rule, sz_roff, sz_block;
+	struct kuw_table *t;
+	u32 *pc, *roff, *block;
+	u16 *r16 = NULL;
+	u32 *r32 = NULL;
+	u8 *mem;
+	bool wide;
+
+	/* count the rows the table will have; FDEs already sorted */
+	for (i = 0; i < b->nfdes; i++) {
+		const struct rows_fde *f = &b->fdes[i];
+
+		if (f->start == f->end || !f->nrows)
+			continue;
+		nfde++;
+		nrows += f->nrows + 1;
+	}
+	base = 0;
+	span = 0;
+	for (i = 0; i < b->nfdes; i++) {
+		if (b->fdes[i].start != b->fdes[i].end && b->fdes[i].nrows) {
+			base = b->fdes[i].start;
+			break;
+		}
+	}
+	for (i = b->nfdes; i > 0; i--) {
+		if (b->fdes[i - 1].start != b->fdes[i - 1].end &&
+		    b->fdes[i - 1].nrows) {
+			span = b->fdes[i - 1].end - base;
+			break;
+		}
+	}
+	if (span > 0xffffffffULL)
+		return kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
+	/* about four rows per lookup block, blocks of at least 16 bytes */
+	for (shift = 4; shift < 31; shift++)
+		if ((span >> shift) < nrows / 4 + 1)
+			break;
+	nblocks = (span >> shift) + 1;
+	wide = b->nrules > 0xffff;
+
+	sz_pc = rows_align4((u64)nrows * 4);
+	sz_rule = rows_align4((u64)nrows * (wide ? 4 : 2));
+	sz_roff = (u64)b->nrules * 4;
+	sz_block = ((u64)nblocks + 1) * 4;
+	off = rows_align4(sizeof(*t)) + sz_pc + sz_rule + sz_roff + sz_block +
+	      rows_align4(b->pool_len) + owner_len;
+	if (off > 0x7fffffffULL)
+		return kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
+	mem = kuw_alloc(off);
+	if (!mem)
+		return kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+	t = (struct kuw_table *)mem;
+	t->bytes = off;
+	off = rows_align4(sizeof(*t));
+	pc = (u32 *)(mem + off);
+	off += sz_pc;
+	if (wide)
+		r32 = (u32 *)(mem + off);
+	else
+		r16 = (u16 *)(mem + off);
+	off += sz_rule;
+	roff = (u32 *)(mem + off);
+	off += sz_roff;
+	block = (u32 *)(mem + off);
+	off += sz_block;
+	memcpy(mem + off, b->pool, b->pool_len);
+	t->pool = mem + off;
+	off += rows_align4(b->pool_len);
+	memcpy(mem + off, owner, owner_len);
+	t->owner = (const char *)(mem + off);
+	memcpy(roff, b->rule_off, (size_t)b->nrules * 4);
+
+	/* rows: each FDE's rows then its end marker, merging equal neighbours */
+	k = 0;
+	for (i = 0; i < b->nfdes; i++) {
+		const struct rows_fde *f = &b->fdes[i];
+
+		if (f->start == f->end || !f->nrows)
+			continue;
+		for (j = 0; j < f->nrows; j++) {
+			const struct rows_row *r = &b->rows[f->first + j];
+			u32 prev = k ? (wide ? r32[k - 1] : r16[k - 1]) : ~0u;
+			u32 o = r->pc - base;
+
+			if (k && pc[k - 1] == o) {
+				k--;	/* an end marker where this FDE starts */
+				prev = k ? (wide ? r32[k - 1] : r16[k - 1]) : ~0u;
+			}
+			if (prev == r->rule)
+				continue;
+			pc[k] = o;
+			if (wide)
+				r32[k] = r->rule;
+			else
+				r16[k] = r->rule;
+			k++;
+		}
+		pc[k] = f->end - base;
+		if (wide)
+			r32[k] = KUW_RULE_NONE;
+		else
+			r16[k] = KUW_RULE_NONE;
+		k++;
+	}
+	nrows = k;
+
+	/* block[n]: first row whose pc >= n << shift */
+	for (i = 0, j = 0; i <= nblocks; i++) {
+		u64 lim = (u64)i << shift;
+
+		while (j < nrows && pc[j] < lim)
+			j++;
+		block[i] = j;
+	}
+
+	t->src = b->src;
+	t->arch = b->obj->arch;
+	t->block_shift = shift;
+	t->base = base;
+	t->start = base;
+	t->end = base + span;
+	t->nrows = nrows;
+	t->nrules = b->nrules;
+	t->nblocks = nblocks;
+	t->nfde = nfde;
+	t->pc = pc;
+	t->rule16 = r16;
+	t->rule32 = r32;
+	t->rule_off = roff;
+	t->block = block;
+	*out = t;
+	return 0;
+}
+
+/**
+ * kuw_table_build() - validate one unwind section and compile its rows
+ * @o: the object the section belongs to
+ * @src: enum kuw_src: which walker reads @s
+ * @s: the section
+ * @out: the new table, freed with kuw_table_free()
+ * @d: where the first error was found
+ *
+ * Runs at load time in process context; allocates.  On error nothing is
+ * left allocated.  Return: 0 or a negative enum kuw_err.
+ */
+int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
+		    struct kuw_table **out, struct kuw_diag *d)
+{
+	struct kuw_sink sink = { rows_sink_fde, rows_sink_row, NULL };
+	struct kuw_stats st = { 0 };
+	struct rows_build b;
+	struct kuw_rule none;
+	u32 idx, i;
+	int ret;
+
+	*out = NULL;
+	memset(&b, 0, sizeof(b));
+	b.obj = o;
+	b.src = src;
+	b.diag = d;
+	b.secname = rows_secname(src);
+	sink.ctx = &b;
+
+	/* rule 0: no unwind info */
+	memset(&none, 0, sizeof(none));
+	ret = rows_intern(&b, &none, &idx);
+	if (ret) {
+		ret = kuw_fail(d, b.secname, 0, -ret);
+		goto out;
+	}
+
+	if (src == KUW_SRC_SFRAME)
+		ret = kuw_sfr_walk(o, s, &sink, &st, d);
+	else if (src == KUW_SRC_EH_FRAME || src == KUW_SRC_DEBUG_FRAME)
+		ret = kuw_ehf_walk(o, s, src == KUW_SRC_DEBUG_FRAME, &sink,
+				   &st, d);
+	else
+		ret = kuw_fail(d, "?", 0, KUW_E_INVAL);
+	if (!ret)
+		ret = rows_finish_fde(&b);
+	if (ret) {
+		/* a sink error has no position yet: name the FDE */
+		ret = kuw_fail(d, b.secname,
+			       b.nfdes ? b.fdes[b.nfdes - 1].off : 0, -ret);
+		goto out;
+	}
+
+	kuw_sort(b.fdes, b.nfdes, sizeof(*b.fdes), rows_cmp_fde);
+	for (i = 1; i < b.nfdes; i++) {
+		const struct rows_fde *p = &b.fdes[i - 1], *f = &b.fdes[i];
+
+		if (f->start == f->end || p->start == p->end)
+			continue;
+		if (f->start < p->end) {
+			ret = kuw_fail(d, b.secname, f->off, KUW_E_OVERLAP);
+			goto out;
+		}
+	}
+	ret = rows_layout(&b, out);
+	if (!ret) {
+		(*out)->ncie = st.ncie;
+		(*out)->sec = s->data;
+		(*out)->sec_size = s->size;
+	}
+out:
+	rows_build_free(&b);
+	return ret;
+}
+
+void kuw_table_free(struct kuw_table *t)
+{
+	kuw_free(t);
+}
+
+/**
+ * kuw_table_relocate() - move a table built at link-time addresses
+ * @t: the table
+ * @delta: run-time address minus link-time address (the KASLR offset)
+ *
+ * Rows are stored relative to the table base, so only the base moves.
+ */
+void kuw_table_relocate(struct kuw_table *t, s64 delta)
+{
+	t->base += delta;
+	t->start += delta;
+	t->end += delta;
+}
+
+/**
+ * kuw_table_lookup() - the rule in force at a pc
+ * @t: the table
+ * @pc: the address to look up (already pc - 1 for a return address)
+ * @rule: set to the rule
+ * @row_pc: set to the start of the row, may be NULL
+ *
+ * Lock-free and allocation-free; the table is immutable once built.
+ * Return: 0, or -KUW_E_NOINFO when no FDE covers @pc.
+ */
+int kuw_table_lookup(const struct kuw_table *t, u64 pc,
+		     const struct kuw_rule **rule, u64 *row_pc)
+{
+	u32 x, blk, lo, hi, idx;
+
+	if (pc < t->start || pc >= t->end)
+		return -KUW_E_NOINFO;
+	x = pc - t->base;
+	blk = x >> t->block_shift;
+	if (blk >= t->nblocks)
+		return -KUW_E_NOINFO;
+	/* the answer is the last row with pc <= x: in [block[b] - 1, block[b + 1]) */
+	lo = t->block[blk];
+	hi = t->block[blk + 1];
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->pc[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -KUW_E_NOINFO;
+	idx = lo - 1;
+	idx = t->rule16 ? t->rule16[idx] : t->rule32[idx];
+	if (idx == KUW_RULE_NONE || idx >= t->nrules)
+		return -KUW_E_NOINFO;
+	*rule = (const struct kuw_rule *)(t->pool + t->rule_off[idx]);
+	if (row_pc)
+		*row_pc = t->base + t->pc[lo - 1];
+	return 0;
+}

@@ -1,3 +1,158 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: replaced by its owner */
+/*
+ * One unwind step: from a frame's registers and the rule in force at its
+ * pc, compute the caller's registers.  Every memory access goes through
+ * kuw_read_mem(), which the home makes fault-safe and bounds-checked.
+ */
 #include "engine.h"
+#include "arch.h"
+
+/* AArch64 kernel addresses: a signed (PAC) return address gets its top bits back. */
+#define KUW_A64_VA_BITS	48
+
+static int step_read_u64(void *mem_ctx, u64 addr, u64 *val)
+{
+	return kuw_read_mem(mem_ctx, addr, val, sizeof(*val));
+}
+
+/* An expression block in the section: ULEB128 length, then DW_OP bytes. */
+static int step_expr(const u8 *sec, u64 sec_size, s32 off,
+		     const struct kuw_regs *regs, u64 cfa, bool have_cfa,
+		     void *mem_ctx, u64 *out)
+{
+	u64 pos, len = 0;
+	u32 shift = 0;
+	u8 byte;
+
+	if (!sec || off < 0 || (u64)off >= sec_size)
+		return -KUW_E_INVAL;
+	/* the length was checked at load; decode it with the same bounds */
+	pos = off;
+	do {
+		if (pos >= sec_size || shift > 28)
+			return -KUW_E_TRUNC;
+		byte = sec[pos++];
+		len |= (u64)(byte & 0x7f) << shift;
+		shift += 7;
+	} while (byte & 0x80);
+	if (len > sec_size - pos)
+		return -KUW_E_TRUNC;
+	return kuw_dwop_eval(sec + pos, len, regs, cfa, have_cfa, cfa,
+			     have_cfa, mem_ctx, out);
+}
+
+/**
+ * kuw_step() - compute the caller's registers from a frame's rule
+ * @arch: enum kuw_arch
+ * @sec: the table's source section (for expressions), may be NULL
+ * @sec_size: its size
+ * @rule: the rule in force at the frame's pc
+ * @regs: the frame's registers in, the caller's registers out
+ * @mem_ctx: passed to kuw_read_mem()
+ *
+ * The caller's pc is the value of the return-address column; its stack
+ * pointer is the CFA unless a rule says otherwise.  Registers without a
+ * rule keep their value.  On error @regs is left unchanged.
+ * Return: 0, -KUW_E_END for the outermost frame, or another error.
+ */
+int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
+	     struct kuw_regs *regs, void *mem_ctx)
+{
+	const struct kuw_arch_info *ai = kuw_arch(arch);
+	u64 val[KUW_MAX_REGS];
+	u64 cfa, ra = 0;
+	bool have_ra = false, have_sp = false;
+	u32 i;
+	int ret;
+
+	if (rule->cfa_kind == KUW_CFA_REG) {
+		if (rule->cfa_reg >= ai->nregs ||
+		    !(regs->valid & (1ULL << rule->cfa_reg)))
+			return -KUW_E_BADREG;
+		cfa = regs->r[rule->cfa_reg] + (s64)rule->cfa_off;
+	} else {
+		ret = step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
+				mem_ctx, &cfa);
+		if (ret)
+			return ret;
+	}
+
+	/* compute every new value from the old registers first */
+	for (i = 0; i < rule->nregs; i++) {
+		const struct kuw_reg_rule *rr = &rule->regs[i];
+		u64 v = 0;
+
+		if (rr->reg >= ai->nregs)
+			return -KUW_E_BADREG;
+		switch (rr->kind) {
+		case KUW_R_UNDEF:
+			if (rr->reg == ai->ra)
+				return -KUW_E_END;
+			break;
+		case KUW_R_SAME:
+			v = regs->r[rr->reg];
+			break;
+		case KUW_R_OFFSET:
+			ret = step_read_u64(mem_ctx, cfa + (s64)rr->off, &v);
+			if (ret)
+				return ret;
+			break;
+		case KUW_R_VAL_OFFSET:
+			v = cfa + (s64)rr->off;
+			break;
+		case KUW_R_REG:
+			if (rr->src >= ai->nregs ||
+			    !(regs->valid & (1ULL << rr->src)))
+				return -KUW_E_BADREG;
+			v = regs->r[rr->src];
+			break;
+		case KUW_R_EXPR:
+			ret = step_expr(sec, sec_size, rr->off, regs, cfa, true,
+					mem_ctx, &v);
+			if (!ret)
+				ret = step_read_u64(mem_ctx, v, &v);
+			if (ret)
+				return ret;
+			break;
+		case KUW_R_VAL_EXPR:
+			ret = step_expr(sec, sec_size, rr->off, regs, cfa, true,
+					mem_ctx, &v);
+			if (ret)
+				return ret;
+			break;
+		default:
+			return -KUW_E_BADOP;
+		}
+		val[i] = v;
+		if (rr->reg == ai->ra) {
+			ra = v;
+			have_ra = true;
+		}
+		if (rr->reg == ai->sp)
+			have_sp = true;
+	}
+	/* no rule for the return address: it stays, which cannot progress */
+	if (!have_ra)
+		ra = regs->r[ai->ra];
+	if (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA))
+		ra |= ~((1ULL << KUW_A64_VA_BITS) - 1);
+
+	for (i = 0; i < rule->nregs; i++) {
+		const struct kuw_reg_rule *rr = &rule->regs[i];
+
+		if (rr->kind == KUW_R_UNDEF) {
+			regs->valid &= ~(1ULL << rr->reg);
+			regs->r[rr->reg] = 0;
+		} else {
+			regs->r[rr->reg] = val[i];
+			regs->valid |= 1ULL << rr->reg;
+		}
+	}
+	if (!have_sp) {
+		regs->r[ai->sp] = cfa;
+		regs->valid |= 1ULL << ai->sp;
+	}
+	regs->r[ai->pc] = ra;
+	regs->valid |= 1ULL << ai->pc;
+	return 0;
+}

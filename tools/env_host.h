@@ -3,6 +3,7 @@
 #ifndef KUNWIND_ENV_HOST_H
 #define KUNWIND_ENV_HOST_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -276,6 +276,9 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 		    struct kuw_table **out, struct kuw_diag *d);
 void kuw_table_free(struct kuw_table *t);
 
+/* Move a table built at link-time addresses by @delta (KASLR offset). */
+void kuw_table_relocate(struct kuw_table *t, s64 delta);
+
 /*
  * Find the rule in force at @pc.  Returns 0 and sets @rule (and @row_pc, the
  * row's start) or -KUW_E_NOINFO.

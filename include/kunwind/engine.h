@@ -49,7 +49,8 @@
 	X(BADSTACK,	"address outside known stacks")			\
 	X(LIMIT,	"frame limit reached")				\
 	X(BADRA,	"return address not in kernel text")		\
-	X(INVAL,	"invalid argument")
+	X(INVAL,	"invalid argument")				\
+	X(BADSUM,	"checksum mismatch")
 
 enum kuw_err {
 #define KUW_X_ENUM(n, s) KUW_E_##n,

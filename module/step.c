@@ -10,9 +10,50 @@
 /* AArch64 kernel addresses: a signed (PAC) return address gets its top bits back. */
 #define KUW_A64_VA_BITS	48
 
-static int step_read_u64(void *mem_ctx, u64 addr, u64 *val)
+/**
+ * kuw_regs_get() - value of a register, reading a lazily recovered one
+ * @regs: the register set; a lazy register is replaced by its value
+ * @reg: DWARF register number
+ * @mem_ctx: passed to kuw_read_mem()
+ * @val: the value
+ *
+ * Return: 0, -KUW_E_BADREG for an unknown register, or the read's error.
+ */
+int kuw_regs_get(struct kuw_regs *regs, u8 reg, void *mem_ctx, u64 *val)
 {
-	return kuw_read_mem(mem_ctx, addr, val, sizeof(*val));
+	u64 bit, v;
+	int ret;
+
+	if (reg >= KUW_MAX_REGS)
+		return -KUW_E_BADREG;
+	bit = 1ULL << reg;
+	if (!(regs->valid & bit))
+		return -KUW_E_BADREG;
+	if (regs->lazy & bit) {
+		ret = kuw_read_mem(mem_ctx, regs->r[reg], &v, sizeof(v));
+		if (ret)
+			return ret;
+		regs->r[reg] = v;
+		regs->lazy &= ~bit;
+	}
+	*val = regs->r[reg];
+	return 0;
+}
+
+/* Before an expression reads registers: resolve every lazy one it could. */
+static void step_resolve_all(struct kuw_regs *regs, void *mem_ctx)
+{
+	u64 v;
+	u32 i;
+
+	for (i = 0; i < KUW_MAX_REGS && regs->lazy; i++) {
+		if (!(regs->lazy & (1ULL << i)))
+			continue;
+		if (kuw_regs_get(regs, i, mem_ctx, &v)) {
+			regs->valid &= ~(1ULL << i);
+			regs->lazy &= ~(1ULL << i);
+		}
+	}
 }
 
 /* An expression block in the section: ULEB128 length, then DW_OP bytes. */
@@ -52,38 +93,49 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
  *
  * The caller's pc is the value of the return-address column; its stack
  * pointer is the CFA unless a rule says otherwise.  Registers without a
- * rule keep their value.  On error @regs is left unchanged.
+ * rule keep their value.  Registers saved in memory are recovered lazily
+ * (their slot address is kept, see struct kuw_regs), except the return
+ * address and the stack pointer, which are read now.  On error @regs keeps
+ * the callee's values (lazy registers may have been resolved).
  * Return: 0, -KUW_E_END for the outermost frame, or another error.
  */
 int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 	     struct kuw_regs *regs, void *mem_ctx)
 {
 	const struct kuw_arch_info *ai = kuw_arch(arch);
-	u64 val[KUW_MAX_REGS];
-	u64 cfa, ra = 0;
+	u64 val[KUW_MAX_REGS], lazy = 0;
+	u64 cfa, ra = 0, v;
 	bool have_ra = false, have_sp = false;
 	u32 i;
 	int ret;
 
+	if (rule->nregs > KUW_MAX_REGS)
+		return -KUW_E_BADREG;
 	if (rule->cfa_kind == KUW_CFA_REG) {
-		if (rule->cfa_reg >= ai->nregs ||
-		    !(regs->valid & (1ULL << rule->cfa_reg)))
+		if (rule->cfa_reg >= ai->nregs)
 			return -KUW_E_BADREG;
-		cfa = regs->r[rule->cfa_reg] + (s64)rule->cfa_off;
+		ret = kuw_regs_get(regs, rule->cfa_reg, mem_ctx, &cfa);
+		if (ret)
+			return ret;
+		cfa += (s64)rule->cfa_off;
 	} else {
+		step_resolve_all(regs, mem_ctx);
 		ret = step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
 				mem_ctx, &cfa);
 		if (ret)
 			return ret;
 	}
 
-	/* compute every new value from the old registers first */
+	/* compute every new value (or slot) from the old registers first */
 	for (i = 0; i < rule->nregs; i++) {
 		const struct kuw_reg_rule *rr = &rule->regs[i];
-		u64 v = 0;
+		bool now = rr->reg == ai->ra || rr->reg == ai->sp;
+		u64 bit;
 
 		if (rr->reg >= ai->nregs)
 			return -KUW_E_BADREG;
+		bit = 1ULL << rr->reg;
+		v = 0;
 		switch (rr->kind) {
 		case KUW_R_UNDEF:
 			if (rr->reg == ai->ra)
@@ -91,11 +143,11 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 			break;
 		case KUW_R_SAME:
 			v = regs->r[rr->reg];
+			lazy |= regs->lazy & bit;
 			break;
 		case KUW_R_OFFSET:
-			ret = step_read_u64(mem_ctx, cfa + (s64)rr->off, &v);
-			if (ret)
-				return ret;
+			v = cfa + (s64)rr->off;
+			lazy |= bit;
 			break;
 		case KUW_R_VAL_OFFSET:
 			v = cfa + (s64)rr->off;
@@ -105,23 +157,27 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 			    !(regs->valid & (1ULL << rr->src)))
 				return -KUW_E_BADREG;
 			v = regs->r[rr->src];
+			if (regs->lazy & (1ULL << rr->src))
+				lazy |= bit;
 			break;
 		case KUW_R_EXPR:
-			ret = step_expr(sec, sec_size, rr->off, regs, cfa, true,
-					mem_ctx, &v);
-			if (!ret)
-				ret = step_read_u64(mem_ctx, v, &v);
-			if (ret)
-				return ret;
-			break;
 		case KUW_R_VAL_EXPR:
+			step_resolve_all(regs, mem_ctx);
 			ret = step_expr(sec, sec_size, rr->off, regs, cfa, true,
 					mem_ctx, &v);
 			if (ret)
 				return ret;
+			if (rr->kind == KUW_R_EXPR)
+				lazy |= bit;
 			break;
 		default:
 			return -KUW_E_BADOP;
+		}
+		if (now && (lazy & bit)) {
+			ret = kuw_read_mem(mem_ctx, v, &v, sizeof(v));
+			if (ret)
+				return ret;
+			lazy &= ~bit;
 		}
 		val[i] = v;
 		if (rr->reg == ai->ra) {
@@ -132,27 +188,34 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 			have_sp = true;
 	}
 	/* no rule for the return address: it stays, which cannot progress */
-	if (!have_ra)
-		ra = regs->r[ai->ra];
+	if (!have_ra) {
+		ret = kuw_regs_get(regs, ai->ra, mem_ctx, &ra);
+		if (ret)
+			return ret;
+	}
 	if (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA))
 		ra |= ~((1ULL << KUW_A64_VA_BITS) - 1);
 
 	for (i = 0; i < rule->nregs; i++) {
 		const struct kuw_reg_rule *rr = &rule->regs[i];
+		u64 bit = 1ULL << rr->reg;
 
+		regs->lazy = (regs->lazy & ~bit) | (lazy & bit);
 		if (rr->kind == KUW_R_UNDEF) {
-			regs->valid &= ~(1ULL << rr->reg);
+			regs->valid &= ~bit;
 			regs->r[rr->reg] = 0;
 		} else {
 			regs->r[rr->reg] = val[i];
-			regs->valid |= 1ULL << rr->reg;
+			regs->valid |= bit;
 		}
 	}
 	if (!have_sp) {
 		regs->r[ai->sp] = cfa;
 		regs->valid |= 1ULL << ai->sp;
+		regs->lazy &= ~(1ULL << ai->sp);
 	}
 	regs->r[ai->pc] = ra;
 	regs->valid |= 1ULL << ai->pc;
+	regs->lazy &= ~(1ULL << ai->pc);
 	return 0;
 }

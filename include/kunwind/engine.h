@@ -292,11 +292,20 @@ int kuw_format_row(char *buf, u32 len, u8 arch, u64 pc,
 		   const struct kuw_rule *r);
 const char *kuw_reg_name(u8 arch, u8 reg);
 
-/* Register set of one frame. */
+/*
+ * Register set of one frame.  A register saved on the stack is recovered
+ * lazily: kuw_step records the slot's address and sets its @lazy bit; the
+ * value is read only when a later rule needs it (kuw_regs_get()), so a
+ * frame whose CFA is SP-based costs one read, for the return address.
+ */
 struct kuw_regs {
 	u64 r[KUW_MAX_REGS];
-	u64 valid;		/* bit n: r[n] is known */
+	u64 valid;		/* bit n: r[n] is known (value or slot) */
+	u64 lazy;		/* bit n: r[n] is the address of the value */
 };
+
+/* Value of register @reg, reading a lazily recovered one now. */
+int kuw_regs_get(struct kuw_regs *regs, u8 reg, void *mem_ctx, u64 *val);
 
 /*
  * One unwind step: from @regs of the callee (whose pc is in @regs at the

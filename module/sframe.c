@@ -1,3 +1,422 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: replaced by its owner */
+/*
+ * SFrame v1/v2 parsing and validation.  One pass over the section checks
+ * every structure against the header's counts and lengths (never against
+ * the section size alone: a module's .sframe has trailing zero padding) and
+ * reports each FDE and each FRE, as a row in the shared rule form, to a
+ * sink.  The FDE array may be unsorted (relocatable objects, modules): the
+ * table builder sorts rows, this walker only guarantees increasing pcs
+ * within one FDE.
+ */
 #include "engine.h"
+#include "arch.h"
+#include "sframe.h"
+
+#define SFR_SEC ".sframe"
+
+static inline u16 sfr_u16(const u8 *p)
+{
+	return (u16)(p[0] | (p[1] << 8));
+}
+
+static inline u32 sfr_u32(const u8 *p)
+{
+	return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) |
+	       ((u32)p[3] << 24);
+}
+
+/* Everything the FDE and FRE decoders need from the header. */
+struct sfr_hdr {
+	u8 version;
+	u8 flags;
+	u8 arch;		/* enum kuw_arch */
+	s8 fixed_fp;
+	s8 fixed_ra;
+	u8 max_offsets;
+	u32 fde_size;
+	u32 num_fdes;
+	u32 num_fres;
+	u64 fde_base;		/* section offset of the FDE array */
+	u64 fre_base;		/* section offset of the FRE sub-section */
+	u64 fre_len;
+};
+
+static int sfr_read_hdr(const struct kuw_obj *o, const struct kuw_sec *s,
+			struct sfr_hdr *h, struct kuw_diag *d)
+{
+	const u8 *p = s->data;
+	u64 hdr_end, fde_end, fre_end, fdeoff, freoff;
+	u8 abi;
+
+	if (s->size < KUW_SFH_SIZE)
+		return kuw_fail(d, SFR_SEC, s->size, KUW_E_TRUNC);
+	if (sfr_u16(p + KUW_SFH_MAGIC) != KUW_SFRAME_MAGIC)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_MAGIC, KUW_E_BADMAGIC);
+	h->version = p[KUW_SFH_VERSION];
+	if (h->version == KUW_SFRAME_VERSION_1)
+		h->fde_size = KUW_SFDE_V1_SIZE;
+	else if (h->version == KUW_SFRAME_VERSION_2)
+		h->fde_size = KUW_SFDE_V2_SIZE;
+	else
+		return kuw_fail(d, SFR_SEC, KUW_SFH_VERSION, KUW_E_BADVER);
+	h->flags = p[KUW_SFH_FLAGS];
+	if (h->flags & ~(h->version == KUW_SFRAME_VERSION_1 ?
+			 KUW_SFRAME_V1_FLAGS : KUW_SFRAME_V2_FLAGS))
+		return kuw_fail(d, SFR_SEC, KUW_SFH_FLAGS, KUW_E_BADHDR);
+
+	/* Big-endian ABIs are refused: kunwind reads little endian only. */
+	abi = p[KUW_SFH_ABI_ARCH];
+	if (abi == KUW_SFRAME_ABI_AMD64_LE) {
+		h->arch = KUW_ARCH_X86_64;
+		h->max_offsets = KUW_SFRAME_AMD64_MAX_OFFSETS;
+	} else if (abi == KUW_SFRAME_ABI_AARCH64_LE) {
+		h->arch = KUW_ARCH_ARM64;
+		h->max_offsets = KUW_SFRAME_AARCH64_MAX_OFFSETS;
+	} else {
+		return kuw_fail(d, SFR_SEC, KUW_SFH_ABI_ARCH, KUW_E_BADHDR);
+	}
+	if (o->arch && o->arch != h->arch)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_ABI_ARCH, KUW_E_BADHDR);
+	h->fixed_fp = (s8)p[KUW_SFH_CFA_FIXED_FP];
+	h->fixed_ra = (s8)p[KUW_SFH_CFA_FIXED_RA];
+	/* AMD64 never tracks the RA per FRE: the fixed offset is required. */
+	if (h->arch == KUW_ARCH_X86_64 &&
+	    h->fixed_ra == KUW_SFRAME_CFA_FIXED_INVALID)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_CFA_FIXED_RA, KUW_E_BADHDR);
+
+	hdr_end = KUW_SFH_SIZE + (u64)p[KUW_SFH_AUXHDR_LEN];
+	if (hdr_end > s->size)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_AUXHDR_LEN, KUW_E_TRUNC);
+	h->num_fdes = sfr_u32(p + KUW_SFH_NUM_FDES);
+	h->num_fres = sfr_u32(p + KUW_SFH_NUM_FRES);
+	h->fre_len = sfr_u32(p + KUW_SFH_FRE_LEN);
+	fdeoff = sfr_u32(p + KUW_SFH_FDEOFF);
+	freoff = sfr_u32(p + KUW_SFH_FREOFF);
+
+	/* All sums in u64: no field can overflow them. */
+	h->fde_base = hdr_end + fdeoff;
+	fde_end = h->fde_base + (u64)h->num_fdes * h->fde_size;
+	if (fde_end > s->size)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_NUM_FDES, KUW_E_TRUNC);
+	h->fre_base = hdr_end + freoff;
+	fre_end = h->fre_base + h->fre_len;
+	if (fre_end > s->size)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_FRE_LEN, KUW_E_TRUNC);
+	/* The sub-sections tile the section: FDEs first, no overlap. */
+	if (fde_end > h->fre_base)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_FREOFF, KUW_E_BADHDR);
+	/* The smallest FRE is 2 bytes (1-byte start and the info byte). */
+	if ((u64)h->num_fres * 2 > h->fre_len)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_NUM_FRES, KUW_E_BADLEN);
+	/* An FDE with no FRE is pointless but legal; one needs no bytes. */
+	return 0;
+}
+
+/* Decoded FDE. */
+struct sfr_fde {
+	u64 off;		/* section offset of the FDE */
+	u64 start;
+	u32 size;
+	u32 fre_off;
+	u32 num_fres;
+	u8 fre_type;
+	u8 addr_size;
+	u32 pcmask;		/* rep_size of a PCMASK FDE, else 0 */
+};
+
+static int sfr_read_fde(const struct kuw_obj *o, const struct kuw_sec *s,
+			const struct sfr_hdr *h, u32 idx, struct sfr_fde *f,
+			struct kuw_diag *d)
+{
+	const u8 *p;
+	u64 field, end;
+	s32 rel;
+	u8 info;
+
+	f->off = h->fde_base + (u64)idx * h->fde_size;
+	p = s->data + f->off;
+	rel = (s32)sfr_u32(p + KUW_SFDE_START);
+	f->size = sfr_u32(p + KUW_SFDE_SIZE);
+	f->fre_off = sfr_u32(p + KUW_SFDE_FRE_OFF);
+	f->num_fres = sfr_u32(p + KUW_SFDE_NUM_FRES);
+	info = p[KUW_SFDE_INFO];
+
+	if (info & KUW_SFDE_INFO_UNUSED)
+		return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_INFO,
+				KUW_E_BADTYPE);
+	if (KUW_SFDE_INFO_PAUTH_KEY(info) && h->arch != KUW_ARCH_ARM64)
+		return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_INFO,
+				KUW_E_BADTYPE);
+	f->fre_type = KUW_SFDE_INFO_FRE_TYPE(info);
+	switch (f->fre_type) {
+	case KUW_SFRAME_FRE_TYPE_ADDR1:
+		f->addr_size = 1;
+		break;
+	case KUW_SFRAME_FRE_TYPE_ADDR2:
+		f->addr_size = 2;
+		break;
+	case KUW_SFRAME_FRE_TYPE_ADDR4:
+		f->addr_size = 4;
+		break;
+	default:
+		return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_INFO,
+				KUW_E_BADTYPE);
+	}
+	f->pcmask = 0;
+	if (KUW_SFDE_INFO_FDE_TYPE(info) == KUW_SFRAME_FDE_TYPE_PCMASK) {
+		if (h->version == KUW_SFRAME_VERSION_2)
+			f->pcmask = p[KUW_SFDE_REP_SIZE];
+		else if (h->arch == KUW_ARCH_X86_64)
+			f->pcmask = KUW_SFRAME_V1_AMD64_REP_SIZE;
+		if (!f->pcmask)
+			return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_INFO,
+					KUW_E_BADTYPE);
+	}
+
+	/*
+	 * Function start: relative to the field itself with the PCREL flag,
+	 * and also in a relocated object (the assembler emits a PC-relative
+	 * relocation there); relative to the section start otherwise.
+	 */
+	field = s->addr + f->off + KUW_SFDE_START;
+	if ((h->flags & KUW_SFRAME_F_FDE_FUNC_START_PCREL) ||
+	    (o->flags & KUW_OBJ_RELOCATED))
+		f->start = field + (u64)(s64)rel;
+	else
+		f->start = s->addr + (u64)(s64)rel;
+	end = f->start + f->size;
+	if (end < f->start)
+		return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_SIZE,
+				KUW_E_BADRANGE);
+	if (o->text_end > o->text_start &&
+	    (f->start < o->text_start || end > o->text_end))
+		return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_START,
+				KUW_E_BADRANGE);
+
+	/* The FRE range must start inside the FRE sub-section. */
+	if (f->num_fres && f->fre_off >= h->fre_len)
+		return kuw_fail(d, SFR_SEC, f->off + KUW_SFDE_FRE_OFF,
+				KUW_E_BADLEN);
+	return 0;
+}
+
+/*
+ * Decode one FRE at section offset *pos (inside the FRE sub-section that
+ * ends at @lim) into @r, advancing *pos.  *fre_start gets its start offset.
+ */
+static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
+			const struct sfr_fde *f, u64 *pos, u64 lim,
+			u32 *fre_start, struct kuw_rule *r, struct kuw_diag *d)
+{
+	const struct kuw_arch_info *ai = kuw_arch(h->arch);
+	const u8 *p = s->data + *pos;
+	s32 off[KUW_SFRAME_AARCH64_MAX_OFFSETS];
+	u32 count, osize, i, n;
+	bool have_fp = false, have_ra = false;
+	s32 fp_off = 0, ra_off = 0;
+	u8 info;
+
+	if (lim - *pos < (u64)f->addr_size + 1)
+		return kuw_fail(d, SFR_SEC, *pos, KUW_E_TRUNC);
+	switch (f->addr_size) {
+	case 1:
+		*fre_start = p[0];
+		break;
+	case 2:
+		*fre_start = sfr_u16(p);
+		break;
+	default:
+		*fre_start = sfr_u32(p);
+		break;
+	}
+	info = p[f->addr_size];
+	count = KUW_SFRE_INFO_COUNT(info);
+	switch (KUW_SFRE_INFO_OFF_SIZE(info)) {
+	case KUW_SFRAME_FRE_OFFSET_1B:
+		osize = 1;
+		break;
+	case KUW_SFRAME_FRE_OFFSET_2B:
+		osize = 2;
+		break;
+	case KUW_SFRAME_FRE_OFFSET_4B:
+		osize = 4;
+		break;
+	default:
+		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
+				KUW_E_BADTYPE);
+	}
+	if (count > h->max_offsets)
+		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
+				KUW_E_BADTYPE);
+	if (KUW_SFRE_INFO_MANGLED_RA(info) && h->arch != KUW_ARCH_ARM64)
+		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
+				KUW_E_BADTYPE);
+	n = f->addr_size + 1 + count * osize;
+	if (lim - *pos < n)
+		return kuw_fail(d, SFR_SEC, *pos, KUW_E_TRUNC);
+	p += f->addr_size + 1;
+	for (i = 0; i < count; i++, p += osize) {
+		if (osize == 1)
+			off[i] = (s8)p[0];
+		else if (osize == 2)
+			off[i] = (s16)sfr_u16(p);
+		else
+			off[i] = (s32)sfr_u32(p);
+	}
+
+	r->cfa_kind = KUW_CFA_REG;
+	r->flags = KUW_SFRE_INFO_MANGLED_RA(info) ? KUW_RF_MANGLED_RA : 0;
+	r->nregs = 0;
+	if (count == 0) {
+		/* No offsets: the return address is undefined, outermost. */
+		r->cfa_reg = ai->sp;
+		r->cfa_off = 0;
+		r->regs[0].reg = ai->ra;
+		r->regs[0].kind = KUW_R_UNDEF;
+		r->regs[0].src = 0;
+		r->regs[0].pad = 0;
+		r->regs[0].off = 0;
+		r->nregs = 1;
+		*pos += n;
+		return 0;
+	}
+	r->cfa_reg = KUW_SFRE_INFO_BASE_FP(info) ? ai->fp : ai->sp;
+	r->cfa_off = off[0];
+	if (h->arch == KUW_ARCH_X86_64) {
+		have_ra = true;
+		ra_off = h->fixed_ra;
+		if (count > 1) {
+			have_fp = true;
+			fp_off = off[1];
+		}
+	} else {
+		if (count > 1) {
+			have_ra = true;
+			ra_off = off[1];
+		} else if (h->fixed_ra != KUW_SFRAME_CFA_FIXED_INVALID) {
+			have_ra = true;
+			ra_off = h->fixed_ra;
+		}
+		if (count > 2) {
+			have_fp = true;
+			fp_off = off[2];
+		}
+	}
+	if (!have_fp && h->fixed_fp != KUW_SFRAME_CFA_FIXED_INVALID) {
+		have_fp = true;
+		fp_off = h->fixed_fp;
+	}
+
+	/* Registers sorted by number: FP (6 / x29) before RA (16 / x30). */
+	if (have_fp) {
+		struct kuw_reg_rule *rr = &r->regs[r->nregs++];
+
+		rr->reg = ai->fp;
+		rr->kind = KUW_R_OFFSET;
+		rr->src = 0;
+		rr->pad = 0;
+		rr->off = fp_off;
+	}
+	if (have_ra) {
+		struct kuw_reg_rule *rr = &r->regs[r->nregs++];
+
+		rr->reg = ai->ra;
+		rr->kind = KUW_R_OFFSET;
+		rr->src = 0;
+		rr->pad = 0;
+		rr->off = ra_off;
+	}
+	*pos += n;
+	return 0;
+}
+
+/**
+ * kuw_sfr_walk() - parse and validate one .sframe section
+ * @o: the object (arch, flags, text range)
+ * @s: the section bytes and load address
+ * @sink: receives each FDE and its rows (NULL: validate only)
+ * @st: FDE and row counts are added to it (may be NULL)
+ * @d: where the first error was found (may be NULL)
+ *
+ * Versions 1 and 2, AMD64 and AArch64 little endian.  Rows of a PCINC FDE
+ * are at run-time addresses; rows of a PCMASK FDE at offsets inside the
+ * repeated block (kuw_fde_info.pcmask = its size).  The FREs of an FDE
+ * whose function size is zero are checked but not reported: they cover no
+ * address.
+ *
+ * Return: 0, a negative enum kuw_err, or the first non-zero sink result.
+ */
+int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
+		 const struct kuw_sink *sink, struct kuw_stats *st,
+		 struct kuw_diag *d)
+{
+	struct sfr_hdr h;
+	struct sfr_fde f;
+	struct kuw_fde_info fi;
+	struct kuw_rule r;
+	u64 total = 0, lim, pos;
+	u32 i, j, fre_start, prev;
+	int err;
+
+	if (!o || !s || (!s->data && s->size))
+		return kuw_fail(d, SFR_SEC, 0, KUW_E_INVAL);
+	err = sfr_read_hdr(o, s, &h, d);
+	if (err)
+		return err;
+	lim = h.fre_base + h.fre_len;
+
+	for (i = 0; i < h.num_fdes; i++) {
+		err = sfr_read_fde(o, s, &h, i, &f, d);
+		if (err)
+			return err;
+		total += f.num_fres;
+		if (total > h.num_fres)
+			return kuw_fail(d, SFR_SEC, f.off + KUW_SFDE_NUM_FRES,
+					KUW_E_BADLEN);
+		if (sink && sink->fde) {
+			fi.start = f.start;
+			fi.end = f.start + f.size;
+			fi.off = f.off;
+			fi.src = KUW_SRC_SFRAME;
+			fi.signal = 0;
+			fi.pcmask = f.pcmask;
+			err = sink->fde(sink->ctx, &fi);
+			if (err)
+				return err;
+		}
+		if (st)
+			st->nfde++;
+
+		pos = h.fre_base + f.fre_off;
+		prev = 0;
+		for (j = 0; j < f.num_fres; j++) {
+			u64 at = pos;
+
+			err = sfr_read_fre(s, &h, &f, &pos, lim, &fre_start,
+					   &r, d);
+			if (err)
+				return err;
+			if (j && fre_start <= prev)
+				return kuw_fail(d, SFR_SEC, at, KUW_E_UNSORTED);
+			prev = fre_start;
+			/* A zero-size function may carry one FRE at 0. */
+			if (f.pcmask ? fre_start >= f.pcmask :
+			    (fre_start >= f.size &&
+			     (f.size || fre_start)))
+				return kuw_fail(d, SFR_SEC, at, KUW_E_BADLOC);
+			if (!f.size)
+				continue;
+			if (sink && sink->row) {
+				err = sink->row(sink->ctx, f.pcmask ? fre_start :
+						f.start + fre_start, &r);
+				if (err)
+					return err;
+			}
+			if (st)
+				st->nrows++;
+		}
+	}
+	if (total != h.num_fres)
+		return kuw_fail(d, SFR_SEC, KUW_SFH_NUM_FRES, KUW_E_BADLEN);
+	return 0;
+}

@@ -50,7 +50,9 @@
 	X(LIMIT,	"frame limit reached")				\
 	X(BADRA,	"return address not in kernel text")		\
 	X(INVAL,	"invalid argument")				\
-	X(BADSUM,	"checksum mismatch")
+	X(BADSUM,	"checksum mismatch")				\
+	X(NOCFA,	"CFA rule not defined")				\
+	X(BADOFF,	"offset does not fit 32 bits")
 
 enum kuw_err {
 #define KUW_X_ENUM(n, s) KUW_E_##n,

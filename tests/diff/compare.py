@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Semantic comparison of `kunwind-dump rows` with binutils.
+
+  compare.py readelf READELF_OUT OURS_OUT [--rel]
+      readelf --debug-dump=frames-interp vs our .eh_frame/.debug_frame rows
+  compare.py sframe OBJDUMP_OUT OURS_OUT [--rel]
+      objdump --sframe vs our .sframe rows
+  compare.py ehsf OURS_OUT
+      our .eh_frame rows vs our .sframe rows of the same object (CFA, FP, RA)
+
+Rows are compared semantically: for every FDE, at every row pc of either
+side, the rule in force (last row at or below that pc) must be the same.
+--rel: the file is relocatable; binutils prints section-relative pcs, so
+FDEs are matched in order and rows compared as offsets from the FDE start.
+
+Prints one summary line "<mode>: <n> FDEs, <m> rows compared, <k> mismatches"
+(first mismatches before it) and exits 1 on any mismatch.
+"""
+import bisect
+import re
+import sys
+
+X86_NAMES = ["rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+             "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ra"]
+NUM = {n: i for i, n in enumerate(X86_NAMES)}
+NUM["rip"] = 16
+MAX_SHOW = 20
+
+
+def regnum(name):
+    """DWARF number of a register name from readelf or from us."""
+    if name in NUM:
+        return NUM[name]
+    m = re.fullmatch(r"r(\d+)", name)
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"r(\d+) \((\w+)\)", name)
+    if m:
+        return int(m.group(1))
+    raise ValueError("unknown register name %r" % name)
+
+
+def norm_val(v):
+    """Rule text → canonical: c+N/v+N kept, register names → 'r<N>'."""
+    if v in ("u", "s", "exp", "vexp"):
+        return v
+    m = re.fullmatch(r"([cv])([+-]\d+)", v)
+    if m:
+        return "%s%+d" % (m.group(1), int(m.group(2)))
+    return "r%d" % regnum(v)
+
+
+def norm_cfa(v):
+    if v == "exp":
+        return "exp"
+    m = re.fullmatch(r"(.+?)([+-]\d+)", v)
+    if not m:
+        raise ValueError("bad CFA %r" % v)
+    return "r%d%+d" % (regnum(m.group(1)), int(m.group(2)))
+
+
+# ---------------------------------------------------------------- ours
+
+def parse_ours(path):
+    """{src: [fde]} with fde = dict(start, end, pcmask, rows=[(pc, rules)])."""
+    out = {}
+    cur = None
+    with open(path) as f:
+        for ln, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            t = line.split()
+            if t[0] == "fde":
+                a, b = t[1].split("-")
+                cur = {"start": int(a, 16), "end": int(b, 16), "src": t[2],
+                       "pcmask": 0, "rows": [], "line": ln}
+                for x in t[3:]:
+                    if x.startswith("pcmask="):
+                        cur["pcmask"] = int(x[7:], 0)
+                out.setdefault(t[2], []).append(cur)
+                continue
+            if cur is None:
+                raise ValueError("%s:%d: row before any fde" % (path, ln))
+            pc = int(t[0], 16)
+            rules = {}
+            for kv in t[1:]:
+                k, v = kv.split("=", 1)
+                if k == "cfa":
+                    rules["cfa"] = norm_cfa(v)
+                else:
+                    rules[regnum(k)] = norm_val(v)
+            cur["rows"].append((pc, rules))
+    return out
+
+
+# ---------------------------------------------------------------- readelf
+
+ENTRY = re.compile(r"^([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+) (CIE|FDE)(.*)$")
+FDE_RE = re.compile(r"cie=([0-9a-f]+) pc=([0-9a-f]+)\.\.([0-9a-f]+)")
+
+
+def split_vals(s):
+    """Whitespace split, joining readelf's 'r3 (rbx)' register rules."""
+    toks = s.split()
+    out = []
+    for t in toks:
+        if t.startswith("(") and out and re.fullmatch(r"r\d+", out[-1]):
+            out[-1] = out[-1] + " " + t
+        else:
+            out.append(t)
+    return out
+
+
+def parse_readelf(path):
+    """{'eh_frame'|'debug_frame': [fde]} with CIE rows filled in."""
+    secs = {}
+    cies = None
+    entries = None
+    cur = None
+    cols = None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"Contents of the \.(eh_frame|debug_frame) section",
+                         line)
+            if m:
+                cies = {}
+                entries = secs.setdefault(m.group(1), [])
+                cur = None
+                continue
+            if entries is None:
+                continue
+            m = ENTRY.match(line)
+            if m:
+                off = int(m.group(1), 16)
+                cols = None
+                if m.group(4) == "CIE":
+                    cur = {"rows": []}
+                    cies[off] = cur
+                else:
+                    fm = FDE_RE.search(m.group(5))
+                    if not fm:
+                        raise ValueError("bad FDE line %r" % line)
+                    cur = {"off": off, "cie": int(fm.group(1), 16),
+                           "start": int(fm.group(2), 16),
+                           "end": int(fm.group(3), 16), "rows": [],
+                           "cies": cies}
+                    entries.append(cur)
+                continue
+            if re.match(r"^[0-9a-f]+ ZERO terminator", line):
+                cur = None
+                continue
+            if cur is None:
+                continue
+            s = line.strip()
+            if not s:
+                continue
+            if s.startswith("LOC"):
+                cols = split_vals(s)[2:]
+                continue
+            if cols is None:
+                continue
+            m = re.match(r"^([0-9a-f]{8,16}) (.*)$", line)
+            if not m:
+                continue
+            vals = split_vals(m.group(2))
+            if len(vals) != len(cols) + 1:
+                raise ValueError("row/column mismatch: %r / %r" % (line, cols))
+            rules = {"cfa": norm_cfa(vals[0])}
+            for c, v in zip(cols, vals[1:]):
+                rules[regnum(c)] = norm_val(v)
+            cur["rows"].append((int(m.group(1), 16), rules))
+    # An FDE without instructions prints no table: its rule is the CIE's.
+    for ents in secs.values():
+        for fde in ents:
+            cie = fde.pop("cies").get(fde["cie"])
+            if not fde["rows"]:
+                if cie is None or not cie["rows"]:
+                    raise ValueError("FDE at 0x%x: no rows and no CIE rows"
+                                     % fde["off"])
+                fde["rows"] = [(fde["start"], cie["rows"][-1][1])]
+    return secs
+
+
+# ---------------------------------------------------------------- objdump
+
+def parse_objdump_sframe(path):
+    fdes = []
+    cur = None
+    fixed_ra = -8
+    with open(path) as f:
+        for line in f:
+            s = line.strip()
+            m = re.match(r"CFA fixed RA offset:\s*(-?\d+)", s)
+            if m:
+                fixed_ra = int(m.group(1))
+                continue
+            m = re.match(r"func idx \[(\d+)\]: pc = (0x[0-9a-f]+|-?\d+), "
+                         r"size = (\d+) bytes", s)
+            if m:
+                cur = {"start": int(m.group(2), 0),
+                       "size": int(m.group(3)), "pcmask": False, "rows": []}
+                fdes.append(cur)
+                continue
+            if s.startswith("STARTPC"):
+                cur["pcmask"] = "[m]" in s
+                continue
+            m = re.match(r"^([0-9a-f]{16})\s+(.*)$", s)
+            if m and cur is not None:
+                t = m.group(2).split()
+                if len(t) < 3:
+                    raise ValueError("bad SFrame row %r" % line)
+                cfa, fp, ra = t[0], t[1], t[2]
+                rules = {}
+                cm = re.fullmatch(r"(sp|fp)([+-]\d+)", cfa)
+                if not cm:
+                    raise ValueError("bad SFrame CFA %r" % line)
+                rules["cfa"] = "r%d%+d" % (7 if cm.group(1) == "sp" else 6,
+                                           int(cm.group(2)))
+                if fp != "u":
+                    rules[6] = norm_val(fp)
+                if ra == "u":
+                    rules[16] = "c%+d" % fixed_ra
+                else:
+                    rules[16] = norm_val(ra.replace("[s]", ""))
+                cur["rows"].append((int(m.group(1), 16), rules))
+    return fdes
+
+
+# ---------------------------------------------------------------- compare
+
+def rule_at(rows, pcs, pc):
+    """Rule of the last row at or below pc (rows sorted; pcs their pcs)."""
+    i = bisect.bisect_right(pcs, pc)
+    return rows[i - 1][1] if i else None
+
+
+def same_rules(theirs, ours, u_is_none):
+    """Equal rule dicts; with u_is_none a 'u' on their side (readelf's mark
+    for 'no rule yet' as well as DW_CFA_undefined) also matches no rule."""
+    if theirs is None or ours is None:
+        return theirs is ours
+    keys = set(theirs) | set(ours)
+    for k in keys:
+        a = theirs.get(k)
+        b = ours.get(k)
+        if a == "s":
+            a = None
+        if b == "s":
+            b = None
+        if a == b:
+            continue
+        if u_is_none and a == "u" and b is None:
+            continue
+        return False
+    return True
+
+
+def fmt_rules(r):
+    if r is None:
+        return "none"
+    parts = []
+    for k in sorted(r, key=lambda x: -1 if x == "cfa" else x):
+        name = "cfa" if k == "cfa" else (X86_NAMES[k] if k < 17 else "r%d" % k)
+        parts.append("%s=%s" % (name, r[k]))
+    return " ".join(parts)
+
+
+class Result:
+    def __init__(self, mode):
+        self.mode = mode
+        self.fdes = 0
+        self.rows = 0
+        self.bad = 0
+
+    def miss(self, msg):
+        self.bad += 1
+        if self.bad <= MAX_SHOW:
+            print("  mismatch: " + msg)
+
+    def done(self):
+        print("%s: %d FDEs, %d rows compared, %d mismatches"
+              % (self.mode, self.fdes, self.rows, self.bad))
+        return 1 if self.bad else 0
+
+
+def rebase(rows, base):
+    return [(pc - base, r) for pc, r in rows]
+
+
+def cmp_rows(res, tag, theirs, ours, lo, hi, u_is_none, keys=None):
+    """Compare two row lists over [lo, hi) at every row pc of either side."""
+    theirs = sorted(theirs, key=lambda x: x[0])
+    ours = sorted(ours, key=lambda x: x[0])
+    tp = [pc for pc, _ in theirs]
+    op = [pc for pc, _ in ours]
+    for pc in sorted(set(tp) | set(op) | {lo}):
+        if pc < lo or pc >= hi:
+            continue
+        a = rule_at(theirs, tp, pc)
+        b = rule_at(ours, op, pc)
+        if keys is not None:
+            a = {k: v for k, v in a.items() if k in keys} if a else a
+            b = {k: v for k, v in b.items() if k in keys} if b else b
+        res.rows += 1
+        if not same_rules(a, b, u_is_none):
+            res.miss("%s pc 0x%x: theirs %s | ours %s"
+                     % (tag, pc, fmt_rules(a), fmt_rules(b)))
+
+
+def cmd_readelf(rpath, opath, rel):
+    theirs = parse_readelf(rpath)
+    ours = parse_ours(opath)
+    res = Result("readelf")
+    for sec in ("eh_frame", "debug_frame"):
+        t = theirs.get(sec, [])
+        o = ours.get(sec, [])
+        if len(t) != len(o):
+            res.miss("%s: readelf has %d FDEs, we have %d"
+                     % (sec, len(t), len(o)))
+        if not rel:
+            byaddr = {}
+            for f in o:
+                byaddr.setdefault((f["start"], f["end"]), []).append(f)
+        for i, tf in enumerate(t):
+            if rel:
+                if i >= len(o):
+                    break
+                of = o[i]
+                if of["end"] - of["start"] != tf["end"] - tf["start"]:
+                    res.miss("%s FDE #%d: length 0x%x, ours 0x%x"
+                             % (sec, i, tf["end"] - tf["start"],
+                                of["end"] - of["start"]))
+                    continue
+                trows = rebase(tf["rows"], tf["start"])
+                orows = rebase(of["rows"], of["start"])
+                lo, hi = 0, tf["end"] - tf["start"]
+            else:
+                cands = byaddr.get((tf["start"], tf["end"]))
+                if not cands:
+                    res.miss("%s FDE at 0x%x (0x%x-0x%x): not in our output"
+                             % (sec, tf["off"], tf["start"], tf["end"]))
+                    continue
+                of = cands.pop(0)
+                trows, orows = tf["rows"], of["rows"]
+                lo, hi = tf["start"], tf["end"]
+            res.fdes += 1
+            if hi == lo:
+                continue
+            cmp_rows(res, "%s FDE 0x%x-0x%x" % (sec, tf["start"], tf["end"]),
+                     trows, orows, lo, hi, True)
+    return res.done()
+
+
+def cmd_sframe(dpath, opath, rel):
+    theirs = parse_objdump_sframe(dpath)
+    ours = ours_all = parse_ours(opath).get("sframe", [])
+    res = Result("sframe")
+    if len(theirs) != len(ours_all):
+        res.miss("objdump has %d SFrame FDEs, we have %d"
+                 % (len(theirs), len(ours_all)))
+    if not rel:
+        byaddr = {}
+        for f in ours:
+            byaddr.setdefault(f["start"], []).append(f)
+    for i, tf in enumerate(theirs):
+        if rel:
+            if i >= len(ours):
+                break
+            of = ours[i]
+        else:
+            cands = byaddr.get(tf["start"])
+            if not cands:
+                res.miss("SFrame FDE pc 0x%x: not in our output" % tf["start"])
+                continue
+            of = cands.pop(0)
+        size = of["end"] - of["start"]
+        if size != tf["size"]:
+            res.miss("SFrame FDE #%d: size %d, ours %d" % (i, tf["size"], size))
+            continue
+        if bool(of["pcmask"]) != tf["pcmask"]:
+            res.miss("SFrame FDE #%d: PCMASK differs" % i)
+            continue
+        res.fdes += 1
+        if tf["pcmask"]:
+            # rows are offsets in the repeated block on both sides
+            trows, orows = tf["rows"], of["rows"]
+            lo, hi = 0, max(of["pcmask"], 1)
+        elif rel:
+            trows = rebase(tf["rows"], tf["start"])
+            orows = rebase(of["rows"], of["start"])
+            lo, hi = 0, size
+        else:
+            trows, orows = tf["rows"], of["rows"]
+            lo, hi = of["start"], of["end"]
+        cmp_rows(res, "SFrame FDE #%d" % i, trows, orows, lo, hi, False)
+    return res.done()
+
+
+def cmd_ehsf(opath):
+    ours = parse_ours(opath)
+    eh = [f for f in ours.get("eh_frame", []) if f["end"] > f["start"]]
+    eh.sort(key=lambda f: f["start"])
+    res = Result("eh_frame-vs-sframe")
+    keys = {"cfa", 6, 16}
+    for sf in ours.get("sframe", []):
+        if sf["pcmask"]:
+            continue
+        hit = False
+        for ef in eh:
+            lo = max(ef["start"], sf["start"])
+            hi = min(ef["end"], sf["end"])
+            if lo >= hi:
+                continue
+            hit = True
+            res.fdes += 1
+            cmp_rows(res, "FDE 0x%x-0x%x" % (sf["start"], sf["end"]),
+                     ef["rows"], sf["rows"], lo, hi, True, keys)
+        if not hit:
+            res.miss("SFrame FDE 0x%x-0x%x has no .eh_frame FDE"
+                     % (sf["start"], sf["end"]))
+    return res.done()
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    rel = "--rel" in argv
+    args = [a for a in argv[1:] if a != "--rel"]
+    try:
+        if args[0] == "readelf" and len(args) == 3:
+            return cmd_readelf(args[1], args[2], rel)
+        if args[0] == "sframe" and len(args) == 3:
+            return cmd_sframe(args[1], args[2], rel)
+        if args[0] == "ehsf" and len(args) == 2:
+            return cmd_ehsf(args[1])
+    except (ValueError, KeyError, IndexError) as e:
+        print("%s: parse error: %s" % (args[0], e))
+        return 1
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kunwind-dump: the host face of the kunwind engine.  Reads an ELF file
+ * (ET_EXEC, ET_DYN, or ET_REL laid out as a module loader would, see
+ * tools/elf.h), runs the same engine code kunwind.ko runs, and prints rows,
+ * rules, validation results, or writes the vmlinux blob for debugfs load.
+ * Run "kunwind-dump --help" for commands and exit codes.
+ */
+#include <errno.h>
+#include <getopt.h>
+
+#include "engine.h"
+#include "blob.h"
+#include "elf.h"
+
+#define EXIT_OK		0
+#define EXIT_BAD	1	/* malformed input */
+#define EXIT_USAGE	2	/* usage or I/O error */
+
+bool kuw_host_log_enabled;
+
+static const char *prog = "kunwind-dump";
+
+/* The image the engine reads through kuw_read_mem() (indirect pointers). */
+static const struct kuw_elf *cur_elf;
+
+int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len)
+{
+	if (!cur_elf)
+		return -KUW_E_FAULT;
+	return kuw_elf_read(cur_elf, addr, dst, len);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s COMMAND [ARGS]\n"
+"\n"
+"Commands:\n"
+"  rows FILE               every FDE of .eh_frame, .debug_frame and .sframe:\n"
+"                          'fde 0x<start>-0x<end> <src>[ pcmask=<n>]', then\n"
+"                          its rows in the row text format\n"
+"  rules FILE ADDR...      the row in force at each ADDR (.eh_frame first,\n"
+"                          then .debug_frame, then .sframe), or '0x<addr> none';\n"
+"                          ADDR is a number, SYMBOL[+OFF] or .SECTION[+OFF]\n"
+"  check FILE              validate every unwind section and .eh_frame_hdr;\n"
+"                          print CIEs, FDEs, rows and compiled bytes per section\n"
+"  export VMLINUX -o BLOB [--src eh_frame|debug_frame]\n"
+"                          write the vmlinux blob for debugfs kunwind/load\n"
+"                          (default source: .eh_frame, else .debug_frame)\n"
+"  sections FILE           allocated sections at the addresses used here\n"
+"                          (ET_REL objects are laid out from 0x%llx)\n"
+"  --help                  this text\n"
+"\n"
+"Addresses are link-time addresses for executables and shared objects.\n"
+"\n"
+"Exit codes: 0 success, 1 malformed input (the message names file,\n"
+"section, byte offset and reason), 2 usage or I/O error.\n",
+		prog, KUW_ELF_REL_BASE);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	return EXIT_USAGE;
+}
+
+static int open_elf(struct kuw_elf *e, const char *path)
+{
+	int ret = kuw_elf_open(e, path);
+
+	if (ret == KUW_ELF_EIO) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, e->err);
+		return EXIT_USAGE;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", path, e->err);
+		kuw_elf_close(e);
+		return EXIT_BAD;
+	}
+	cur_elf = e;
+	return EXIT_OK;
+}
+
+static void print_diag(const char *path, const struct kuw_diag *d, int err,
+		       const char *fallback_sec)
+{
+	fprintf(stderr, "%s: %s+0x%llx: %s\n", path,
+		d->err ? d->section : fallback_sec, d->err ? d->off : 0,
+		kuw_strerror(d->err ? d->err : err));
+}
+
+/* The unwind sections, in the order rules/check/rows use them. */
+static const struct {
+	const char *name;
+	int src;
+} unwind_secs[] = {
+	{ ".eh_frame", KUW_SRC_EH_FRAME },
+	{ ".debug_frame", KUW_SRC_DEBUG_FRAME },
+	{ ".sframe", KUW_SRC_SFRAME },
+};
+
+/* Present with data?  A NOBITS or empty section counts as absent. */
+static bool get_sec(const struct kuw_elf *e, const char *name,
+		    struct kuw_sec *s)
+{
+	const struct kuw_elf_sec *es = kuw_elf_find(e, name);
+
+	if (!es || !es->data || !es->size)
+		return false;
+	kuw_elf_kuw_sec(es, s);
+	return true;
+}
+
+/* rows */
+
+struct rows_ctx {
+	u8 arch;
+	u64 nfde;
+	u64 nrows;
+};
+
+static int rows_fde(void *ctx, const struct kuw_fde_info *f)
+{
+	struct rows_ctx *c = ctx;
+
+	c->nfde++;
+	if (f->pcmask)
+		printf("fde 0x%llx-0x%llx %s pcmask=%u\n", f->start, f->end,
+		       kuw_src_name(f->src), f->pcmask);
+	else
+		printf("fde 0x%llx-0x%llx %s\n", f->start, f->end,
+		       kuw_src_name(f->src));
+	return 0;
+}
+
+static int rows_row(void *ctx, u64 pc, const struct kuw_rule *r)
+{
+	struct rows_ctx *c = ctx;
+	char buf[512];
+	int n;
+
+	c->nrows++;
+	n = kuw_format_row(buf, sizeof(buf), c->arch, pc, r);
+	if (n < 0)
+		return n;
+	fputs(buf, stdout);
+	fputc('\n', stdout);
+	return 0;
+}
+
+static int walk_sec(const struct kuw_obj *o, int src, const struct kuw_sec *s,
+		    const struct kuw_sink *sink, struct kuw_stats *st,
+		    struct kuw_diag *d)
+{
+	if (src == KUW_SRC_SFRAME)
+		return kuw_sfr_walk(o, s, sink, st, d);
+	return kuw_ehf_walk(o, s, src == KUW_SRC_DEBUG_FRAME, sink, st, d);
+}
+
+static int cmd_rows(int argc, char **argv)
+{
+	static char outbuf[1 << 16];
+	struct rows_ctx c = { 0 };
+	struct kuw_sink sink = { rows_fde, rows_row, &c };
+	int ret, status = EXIT_OK;
+	struct kuw_elf e;
+	struct kuw_obj o;
+	u32 i;
+
+	if (argc != 2)
+		return usage_error("rows: expected one FILE%s", "");
+	ret = open_elf(&e, argv[1]);
+	if (ret)
+		return ret;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	kuw_elf_obj(&e, argv[1], &o);
+	c.arch = o.arch;
+	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+		struct kuw_diag d = { 0 };
+		struct kuw_stats st = { 0 };
+		struct kuw_sec s;
+
+		if (!get_sec(&e, unwind_secs[i].name, &s))
+			continue;
+		ret = walk_sec(&o, unwind_secs[i].src, &s, &sink, &st, &d);
+		if (ret) {
+			fflush(stdout);
+			print_diag(argv[1], &d, ret, unwind_secs[i].name);
+			status = EXIT_BAD;
+		}
+	}
+	fflush(stdout);
+	kuw_elf_close(&e);
+	return status;
+}
+
+/* rules */
+
+static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out)
+{
+	char name[256];
+	const char *plus;
+	u64 base = 0, off = 0;
+	char *end;
+	size_t n;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 0);
+	if (arg[0] >= '0' && arg[0] <= '9') {
+		if (*end || errno)
+			return -1;
+		return 0;
+	}
+	plus = strrchr(arg, '+');
+	n = plus ? (size_t)(plus - arg) : strlen(arg);
+	if (!n || n >= sizeof(name))
+		return -1;
+	memcpy(name, arg, n);
+	name[n] = 0;
+	if (plus) {
+		errno = 0;
+		off = strtoull(plus + 1, &end, 0);
+		if (!plus[1] || *end || errno)
+			return -1;
+	}
+	if (kuw_elf_symbol(e, name, &base)) {
+		const struct kuw_elf_sec *s = kuw_elf_find(e, name);
+
+		if (!s)
+			return -1;
+		base = s->addr;
+	}
+	*out = base + off;
+	return 0;
+}
+
+static int cmd_rules(int argc, char **argv)
+{
+	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
+	int ret, status = EXIT_OK;
+	struct kuw_elf e;
+	struct kuw_obj o;
+	u32 i, ntab = 0;
+	int a;
+
+	if (argc < 3)
+		return usage_error("rules: expected FILE ADDR...%s", "");
+	ret = open_elf(&e, argv[1]);
+	if (ret)
+		return ret;
+	kuw_elf_obj(&e, argv[1], &o);
+	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+		struct kuw_diag d = { 0 };
+		struct kuw_sec s;
+
+		if (!get_sec(&e, unwind_secs[i].name, &s))
+			continue;
+		ret = kuw_table_build(&o, unwind_secs[i].src, &s, &tabs[ntab],
+				      &d);
+		if (ret) {
+			print_diag(argv[1], &d, ret, unwind_secs[i].name);
+			status = EXIT_BAD;
+			goto out;
+		}
+		ntab++;
+	}
+	for (a = 2; a < argc; a++) {
+		const struct kuw_rule *r;
+		char buf[512];
+		u64 addr, row_pc;
+
+		if (parse_addr(&e, argv[a], &addr)) {
+			status = usage_error("rules: bad address or unknown symbol '%s'",
+					     argv[a]);
+			goto out;
+		}
+		for (i = 0; i < ntab; i++)
+			if (!kuw_table_lookup(tabs[i], addr, &r, &row_pc))
+				break;
+		if (i == ntab) {
+			printf("0x%llx none\n", addr);
+			continue;
+		}
+		if (kuw_format_row(buf, sizeof(buf), o.arch, row_pc, r) < 0) {
+			printf("0x%llx none\n", addr);
+			continue;
+		}
+		printf("%s\n", buf);
+	}
+out:
+	for (i = 0; i < ntab; i++)
+		kuw_table_free(tabs[i]);
+	kuw_elf_close(&e);
+	return status;
+}
+
+/* check */
+
+static int cmd_check(int argc, char **argv)
+{
+	u64 tot_fde = 0, tot_rows = 0, tot_bytes = 0;
+	const struct kuw_elf_sec *hdr;
+	int ret, status = EXIT_OK;
+	struct kuw_sec ehf;
+	bool have_ehf;
+	struct kuw_elf e;
+	struct kuw_obj o;
+	u32 i;
+
+	if (argc != 2)
+		return usage_error("check: expected one FILE%s", "");
+	ret = open_elf(&e, argv[1]);
+	if (ret)
+		return ret;
+	kuw_elf_obj(&e, argv[1], &o);
+	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+		struct kuw_diag d = { 0 };
+		struct kuw_table *t = NULL;
+		struct kuw_sec s;
+
+		if (!get_sec(&e, unwind_secs[i].name, &s))
+			continue;
+		ret = kuw_table_build(&o, unwind_secs[i].src, &s, &t, &d);
+		if (ret) {
+			print_diag(argv[1], &d, ret, unwind_secs[i].name);
+			status = EXIT_BAD;
+			continue;
+		}
+		printf("%s: %s: %u CIEs, %u FDEs, %u rows, %u rules, %llu bytes\n",
+		       argv[1], unwind_secs[i].name, t->ncie, t->nfde,
+		       t->nrows, t->nrules, t->bytes);
+		tot_fde += t->nfde;
+		tot_rows += t->nrows;
+		tot_bytes += t->bytes;
+		kuw_table_free(t);
+	}
+	hdr = kuw_elf_find(&e, ".eh_frame_hdr");
+	have_ehf = get_sec(&e, ".eh_frame", &ehf);
+	if (hdr && hdr->data && hdr->size) {
+		struct kuw_diag d = { 0 };
+		struct kuw_sec hs;
+		u32 nent = 0;
+
+		kuw_elf_kuw_sec(hdr, &hs);
+		if (!have_ehf) {
+			fprintf(stderr, "%s: .eh_frame_hdr+0x0: no .eh_frame\n",
+				argv[1]);
+			status = EXIT_BAD;
+		} else {
+			ret = kuw_ehhdr_check(&o, &hs, &ehf, &nent, &d);
+			if (ret) {
+				print_diag(argv[1], &d, ret, ".eh_frame_hdr");
+				status = EXIT_BAD;
+			} else {
+				printf("%s: .eh_frame_hdr: %u entries, ok\n",
+				       argv[1], nent);
+			}
+		}
+	}
+	if (status == EXIT_OK)
+		printf("%s: total: %llu FDEs, %llu rows, %llu bytes, %.2f bytes/row\n",
+		       argv[1], tot_fde, tot_rows, tot_bytes,
+		       tot_rows ? (double)tot_bytes / tot_rows : 0.0);
+	kuw_elf_close(&e);
+	return status;
+}
+
+/* export */
+
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "src", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *in = NULL, *outp = NULL, *srcname = NULL;
+	struct kuw_diag d = { 0 };
+	struct kuw_table *t = NULL;
+	struct kuw_blob b, chk;
+	int ret, c, status;
+	struct kuw_elf e;
+	u8 *buf = NULL;
+	const char *secname;
+	u64 size, stext;
+	FILE *f;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outp = optarg;
+			break;
+		case 's':
+			srcname = optarg;
+			break;
+		default:
+			return usage_error("export: bad option%s", "");
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("export: expected one VMLINUX%s", "");
+	in = argv[optind];
+	if (!outp)
+		return usage_error("export: missing -o BLOB%s", "");
+	memset(&b, 0, sizeof(b));
+	if (srcname && !strcmp(srcname, "eh_frame"))
+		b.src = KUW_SRC_EH_FRAME;
+	else if (srcname && !strcmp(srcname, "debug_frame"))
+		b.src = KUW_SRC_DEBUG_FRAME;
+	else if (srcname)
+		return usage_error("export: --src must be eh_frame or debug_frame, not '%s'",
+				   srcname);
+	ret = open_elf(&e, in);
+	if (ret)
+		return ret;
+	if (!srcname)
+		b.src = get_sec(&e, ".eh_frame", &b.sec) ? KUW_SRC_EH_FRAME :
+			KUW_SRC_DEBUG_FRAME;
+	secname = b.src == KUW_SRC_EH_FRAME ? ".eh_frame" : ".debug_frame";
+	status = EXIT_BAD;
+	if (!get_sec(&e, secname, &b.sec)) {
+		fprintf(stderr, "%s: %s+0x0: section missing or empty\n", in,
+			secname);
+		goto out;
+	}
+	if (e.type == 1) {
+		fprintf(stderr, "%s: elf+0x10: export needs a linked image, not a relocatable object\n",
+			in);
+		goto out;
+	}
+	kuw_elf_obj(&e, "vmlinux", &b.obj);
+	if (kuw_elf_symbol(&e, "_stext", &stext)) {
+		fprintf(stderr, "%s: warning: no _stext symbol, using the start of text 0x%llx\n",
+			in, b.obj.text_start);
+		stext = b.obj.text_start;
+	}
+	b.stext = stext;
+	/* Refuse to export what the module would refuse to load. */
+	ret = kuw_table_build(&b.obj, b.src, &b.sec, &t, &d);
+	if (ret) {
+		print_diag(in, &d, ret, secname);
+		goto out;
+	}
+	size = kuw_blob_size(b.sec.size);
+	if (!size) {
+		fprintf(stderr, "%s: %s+0x0: section too large for a blob (max %u bytes)\n",
+			in, secname, KUW_BLOB_MAX_SEC);
+		goto out;
+	}
+	buf = malloc(size);
+	if (!buf) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	ret = kuw_blob_write(&b, buf, size);
+	if (!ret)
+		ret = kuw_blob_parse(buf, size, &chk, &d);
+	if (ret) {
+		fprintf(stderr, "%s: %s: cannot make a valid blob: %s\n", in,
+			secname, kuw_strerror(ret));
+		goto out;
+	}
+	status = EXIT_USAGE;
+	f = fopen(outp, "wb");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, outp, strerror(errno));
+		goto out;
+	}
+	if (fwrite(buf, 1, size, f) != size || fclose(f)) {
+		fprintf(stderr, "%s: %s: write failed\n", prog, outp);
+		goto out;
+	}
+	printf("%s: %s: %u FDEs, %u rows; _stext 0x%llx, text 0x%llx-0x%llx; wrote %llu bytes to %s\n",
+	       in, secname, t->nfde, t->nrows, stext, b.obj.text_start,
+	       b.obj.text_end, size, outp);
+	status = EXIT_OK;
+out:
+	if (t)
+		kuw_table_free(t);
+	free(buf);
+	kuw_elf_close(&e);
+	return status;
+}
+
+/* sections */
+
+static int cmd_sections(int argc, char **argv)
+{
+	struct kuw_elf e;
+	int ret;
+	u32 i;
+
+	if (argc != 2)
+		return usage_error("sections: expected one FILE%s", "");
+	ret = open_elf(&e, argv[1]);
+	if (ret)
+		return ret;
+	for (i = 1; i < e.nsec; i++) {
+		const struct kuw_elf_sec *s = &e.sec[i];
+
+		if (!(s->flags & 0x2))
+			continue;
+		printf("%-24s 0x%llx 0x%llx%s\n", s->name, s->addr, s->size,
+		       s->flags & 0x4 ? " x" : "");
+	}
+	printf("text 0x%llx-0x%llx\n", e.text_start, e.text_end);
+	kuw_elf_close(&e);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	kuw_host_log_enabled = getenv("KUW_VERBOSE") != NULL;
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "rows"))
+		return cmd_rows(argc - 1, argv + 1);
+	if (!strcmp(cmd, "rules"))
+		return cmd_rules(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sections"))
+		return cmd_sections(argc - 1, argv + 1);
+	return usage_error("unknown command '%s'", cmd);
+}

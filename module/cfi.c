@@ -1,3 +1,513 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: replaced by its owner */
-#include "engine.h"
+/*
+ * DW_CFA interpreter: runs a CIE's initial instructions and an FDE's
+ * instructions once, at load, and reports the rows they describe.
+ *
+ * Semantics (DWARF 5 section 6.4.2, with the GNU extensions real objects
+ * carry), decided where the sources differ:
+ *  - restore / restore_extended: back to the rule the CIE's initial
+ *    instructions left for that register (same value inside the CIE).
+ *  - remember_state / restore_state: the whole rule set, CFA and AArch64
+ *    RA-signing state included; the location is kept.  The stack holds
+ *    KUW_REMEMBER_DEPTH states, is emptied between CIE and FDE; overflow
+ *    and underflow are errors.
+ *  - def_cfa_offset(_sf) sets the numeric CFA offset and leaves the kind
+ *    alone: an expression CFA stays an expression.  def_cfa_register makes
+ *    the CFA "register + that offset" again (as libgcc and readelf do).
+ *  - DW_CFA_GNU_args_size: operand read and ignored (no effect on unwinding).
+ *  - 0x2d: AArch64 negate_ra_state toggles KUW_RF_MANGLED_RA (part of the
+ *    remembered state); on x86_64 (GNU_window_save, SPARC only) an error.
+ *  - advance_loc/set_loc in a CIE, a location going backwards or past the
+ *    FDE end, an unknown opcode, an offset that does not fit s32: errors.
+ *  - Registers: the arch's tracked columns (17 on x86_64: rax..r15, ra;
+ *    33 on AArch64) are kept.  Higher columns below KUW_CFI_MAX_COL (SSE,
+ *    FP/SIMD registers: libffi saves xmm6-xmm15) are parsed and their
+ *    rules dropped, since an unwinder restores none of them; a CFA or a
+ *    register rule that needs such a register, or a column at or above
+ *    KUW_CFI_MAX_COL, is an error (KUW_E_BADREG).
+ *  - A row whose CFA was never defined is an error unless its return
+ *    address is undefined (outermost frame: the CFA is never used then;
+ *    it is reported as sp+0).
+ */
+#include "cfi.h"
+#include "dwarf.h"
+#include "arch.h"
+
+#define CFI_CFA_UNSET	0xff	/* private cfa_kind: no def_cfa yet */
+#define KUW_CFI_MAX_COL	128	/* highest DWARF column accepted, plus one */
+
+#define CFI_S32_MAX	0x7fffffffLL
+#define CFI_S32_MIN	(-0x7fffffffLL - 1)
+
+void kuw_cfi_reset(struct kuw_cfi *x)
+{
+	struct kuw_cfi_state *s = &x->cur;
+	u32 i;
+
+	s->cfa_kind = CFI_CFA_UNSET;
+	s->cfa_reg = 0;
+	s->mangled_ra = 0;
+	s->cfa_off = 0;
+	s->cfa_expr = 0;
+	for (i = 0; i < KUW_MAX_REGS; i++) {
+		s->col[i].kind = KUW_R_SAME;
+		s->col[i].src = 0;
+		s->col[i].off = 0;
+	}
+	x->depth = 0;
+}
+
+void kuw_cfi_to_rule(const struct kuw_cfi *x, const struct kuw_cfi_state *s,
+		     struct kuw_rule *r)
+{
+	u32 i, n = 0;
+
+	if (s->cfa_kind == KUW_CFA_EXPR) {
+		r->cfa_kind = KUW_CFA_EXPR;
+		r->cfa_reg = 0;
+		r->cfa_off = s->cfa_expr;
+	} else if (s->cfa_kind == KUW_CFA_REG) {
+		r->cfa_kind = KUW_CFA_REG;
+		r->cfa_reg = s->cfa_reg;
+		r->cfa_off = s->cfa_off;
+	} else {
+		r->cfa_kind = KUW_CFA_REG;
+		r->cfa_reg = kuw_arch(x->arch)->sp;
+		r->cfa_off = 0;
+	}
+	r->flags = 0;
+	if (x->cie.signal)
+		r->flags |= KUW_RF_SIGNAL;
+	if (s->mangled_ra)
+		r->flags |= KUW_RF_MANGLED_RA;
+	for (i = 0; i < x->nregs && i < KUW_MAX_REGS; i++) {
+		const struct kuw_cfi_col *c = &s->col[i];
+		struct kuw_reg_rule *rr;
+
+		if (c->kind == KUW_R_SAME)
+			continue;
+		rr = &r->regs[n++];
+		rr->reg = (u8)i;
+		rr->kind = c->kind;
+		rr->src = c->kind == KUW_R_REG ? c->src : 0;
+		rr->pad = 0;
+		rr->off = c->kind == KUW_R_REG ? 0 : c->off;
+	}
+	r->nregs = (u8)n;
+}
+
+/* One program run: cursor, mode and the error location. */
+struct cfi_run {
+	struct kuw_cur c;
+	bool in_cie;
+	bool dirty;		/* rules may differ from the last row */
+	bool any_row;
+	u64 insn;		/* offset of the instruction being run */
+	const struct kuw_sink *sink;
+};
+
+static int cfi_emit(struct kuw_cfi *x, struct cfi_run *r)
+{
+	const struct kuw_cfi_state *s = &x->cur;
+	int ret;
+
+	if (x->loc >= x->end)
+		return 0;
+	if (s->cfa_kind == CFI_CFA_UNSET) {
+		u8 ra = x->cie.ra;
+
+		if (ra >= KUW_MAX_REGS || s->col[ra].kind != KUW_R_UNDEF)
+			return -KUW_E_NOCFA;
+	}
+	if (x->nrows >= KUW_CFI_MAX_ROWS)
+		return -KUW_E_TOOBIG;
+	x->nrows++;
+	r->any_row = true;
+	r->dirty = false;
+	if (!r->sink || !r->sink->row)
+		return 0;
+	kuw_cfi_to_rule(x, s, &x->rule);
+	ret = r->sink->row(r->sink->ctx, x->loc, &x->rule);
+	return ret;
+}
+
+/* Move the location to @to, first reporting the row in force so far. */
+static int cfi_advance(struct kuw_cfi *x, struct cfi_run *r, u64 to)
+{
+	int ret;
+
+	if (r->in_cie || to < x->loc || to > x->end)
+		return -KUW_E_BADLOC;
+	if (to == x->loc)
+		return 0;
+	if (!r->any_row || r->dirty) {
+		ret = cfi_emit(x, r);
+		if (ret)
+			return ret;
+	}
+	x->loc = to;
+	return 0;
+}
+
+static int cfi_delta(struct kuw_cfi *x, struct cfi_run *r, u64 delta)
+{
+	u64 d, to;
+
+	if (__builtin_mul_overflow(delta, x->cie.code_align, &d) ||
+	    __builtin_add_overflow(x->loc, d, &to))
+		return -KUW_E_BADLOC;
+	return cfi_advance(x, r, to);
+}
+
+/*
+ * A register operand.  Columns >= x->nregs (x86_64 xmm, AArch64 v0-v31:
+ * libffi saves xmm6-15 for Win64 calls) are accepted up to
+ * KUW_CFI_MAX_COL and their rules dropped: unwinding restores no such
+ * register.  The CFA and the source of a register rule must be tracked.
+ */
+static int cfi_reg(struct kuw_cfi *x, struct cfi_run *r, u64 *reg)
+{
+	int ret = kuw_rd_uleb(&r->c, reg);
+
+	if (ret)
+		return ret;
+	return *reg < KUW_CFI_MAX_COL ? 0 : -KUW_E_BADREG;
+}
+
+static int cfi_tracked(struct kuw_cfi *x, struct cfi_run *r, u64 *reg)
+{
+	int ret = cfi_reg(x, r, reg);
+
+	if (ret)
+		return ret;
+	return *reg < x->nregs ? 0 : -KUW_E_BADREG;
+}
+
+/* @v * data_align as a byte offset that fits s32. */
+static int cfi_fac(struct kuw_cfi *x, s64 v, s32 *out)
+{
+	s64 p;
+
+	if (__builtin_mul_overflow(v, x->cie.data_align, &p) ||
+	    p < CFI_S32_MIN || p > CFI_S32_MAX)
+		return -KUW_E_BADOFF;
+	*out = (s32)p;
+	return 0;
+}
+
+static int cfi_ufac(struct kuw_cfi *x, struct cfi_run *r, bool neg, s32 *out)
+{
+	u64 u;
+	int ret = kuw_rd_uleb(&r->c, &u);
+
+	if (ret)
+		return ret;
+	if (u > CFI_S32_MAX * 16ULL)	/* no data_align makes it fit */
+		return -KUW_E_BADOFF;
+	return cfi_fac(x, neg ? -(s64)u : (s64)u, out);
+}
+
+static int cfi_sfac(struct kuw_cfi *x, struct cfi_run *r, s32 *out)
+{
+	s64 v;
+	int ret = kuw_rd_sleb(&r->c, &v);
+
+	if (ret)
+		return ret;
+	return cfi_fac(x, v, out);
+}
+
+/* A DW_OP block: ULEB length, bytes.  *off = offset of the length. */
+static int cfi_block(struct kuw_cfi *x, struct cfi_run *r, s32 *off)
+{
+	u64 start = r->c.pos, len;
+	int ret;
+
+	ret = kuw_rd_uleb(&r->c, &len);
+	if (ret)
+		return ret;
+	if (len > kuw_cur_left(&r->c))
+		return -KUW_E_TRUNC;
+	if (start > CFI_S32_MAX)
+		return -KUW_E_TOOBIG;
+	ret = kuw_dwop_check(r->c.data + r->c.pos, (u32)len);
+	if (ret)
+		return ret;
+	r->c.pos += len;
+	*off = (s32)start;
+	return 0;
+}
+
+static void cfi_set(struct kuw_cfi *x, u64 reg, u8 kind, u8 src, s32 off)
+{
+	struct kuw_cfi_col *c;
+
+	if (reg >= x->nregs)
+		return;
+	c = &x->cur.col[reg];
+	c->kind = kind;
+	c->src = src;
+	c->off = off;
+}
+
+static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
+{
+	if (reg >= x->nregs)
+		return;
+	if (r->in_cie)
+		cfi_set(x, reg, KUW_R_SAME, 0, 0);
+	else
+		x->cur.col[reg] = x->init.col[reg];
+}
+
+/* Run one instruction at r->c.pos. */
+static int cfi_step(struct kuw_cfi *x, struct cfi_run *r)
+{
+	struct kuw_cfi_state *s = &x->cur;
+	u64 reg, src, u;
+	s32 off;
+	u8 op, lo;
+	bool was;
+	u8 b8;
+	u16 b16;
+	u32 b32;
+	int ret;
+
+	ret = kuw_rd_u8(&r->c, &op);
+	if (ret)
+		return ret;
+	lo = op & KUW_DW_CFA_LOW_MASK;
+	was = r->dirty;		/* location ops and nops change no rule */
+	r->dirty = true;
+
+	switch (op & KUW_DW_CFA_HIGH_MASK) {
+	case KUW_DW_CFA_advance_loc:
+		r->dirty = was;
+		return cfi_delta(x, r, lo);
+	case KUW_DW_CFA_offset:
+		ret = cfi_ufac(x, r, false, &off);
+		if (!ret)
+			cfi_set(x, lo, KUW_R_OFFSET, 0, off);
+		return ret;
+	case KUW_DW_CFA_restore:
+		cfi_restore(x, r, lo);
+		return 0;
+	}
+
+	switch (op) {
+	case KUW_DW_CFA_nop:
+		r->dirty = was;
+		return 0;
+	case KUW_DW_CFA_set_loc: {
+		struct kuw_ptr_base pb = x->pb;
+
+		r->dirty = was;
+		pb.addr_size = x->cie.addr_size;
+		if (x->cie.debug) {
+			ret = kuw_rd_ptr(&r->c, KUW_DW_EH_PE_absptr, &pb, false,
+					 &u, NULL);
+		} else {
+			pb.func = x->loc;
+			pb.have |= KUW_PB_FUNC;
+			ret = kuw_rd_ptr(&r->c, x->cie.fde_enc, &pb, false,
+					 &u, NULL);
+		}
+		if (ret)
+			return ret;
+		return cfi_advance(x, r, u);
+	}
+	case KUW_DW_CFA_advance_loc1:
+		r->dirty = was;
+		ret = kuw_rd_u8(&r->c, &b8);
+		return ret ? ret : cfi_delta(x, r, b8);
+	case KUW_DW_CFA_advance_loc2:
+		r->dirty = was;
+		ret = kuw_rd_u16(&r->c, &b16);
+		return ret ? ret : cfi_delta(x, r, b16);
+	case KUW_DW_CFA_advance_loc4:
+		r->dirty = was;
+		ret = kuw_rd_u32(&r->c, &b32);
+		return ret ? ret : cfi_delta(x, r, b32);
+	case KUW_DW_CFA_offset_extended:
+	case KUW_DW_CFA_val_offset:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			ret = cfi_ufac(x, r, false, &off);
+		if (!ret)
+			cfi_set(x, reg, op == KUW_DW_CFA_val_offset ?
+				KUW_R_VAL_OFFSET : KUW_R_OFFSET, 0, off);
+		return ret;
+	case KUW_DW_CFA_offset_extended_sf:
+	case KUW_DW_CFA_val_offset_sf:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			ret = cfi_sfac(x, r, &off);
+		if (!ret)
+			cfi_set(x, reg, op == KUW_DW_CFA_val_offset_sf ?
+				KUW_R_VAL_OFFSET : KUW_R_OFFSET, 0, off);
+		return ret;
+	case KUW_DW_CFA_GNU_negative_offset_extended:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			ret = cfi_ufac(x, r, true, &off);
+		if (!ret)
+			cfi_set(x, reg, KUW_R_OFFSET, 0, off);
+		return ret;
+	case KUW_DW_CFA_restore_extended:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			cfi_restore(x, r, reg);
+		return ret;
+	case KUW_DW_CFA_undefined:
+	case KUW_DW_CFA_same_value:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			cfi_set(x, reg, op == KUW_DW_CFA_undefined ?
+				KUW_R_UNDEF : KUW_R_SAME, 0, 0);
+		return ret;
+	case KUW_DW_CFA_register:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			ret = reg < x->nregs ? cfi_tracked(x, r, &src) :
+				cfi_reg(x, r, &src);
+		if (!ret)
+			cfi_set(x, reg, KUW_R_REG, (u8)src, 0);
+		return ret;
+	case KUW_DW_CFA_remember_state:
+		if (x->depth >= KUW_REMEMBER_DEPTH)
+			return -KUW_E_REMEMBER;
+		x->stack[x->depth++] = *s;
+		return 0;
+	case KUW_DW_CFA_restore_state:
+		if (!x->depth)
+			return -KUW_E_RESTORE;
+		*s = x->stack[--x->depth];
+		return 0;
+	case KUW_DW_CFA_def_cfa:
+		ret = cfi_tracked(x, r, &reg);
+		if (!ret)
+			ret = kuw_rd_uleb(&r->c, &u);
+		if (ret)
+			return ret;
+		if (u > CFI_S32_MAX)
+			return -KUW_E_BADOFF;
+		s->cfa_kind = KUW_CFA_REG;
+		s->cfa_reg = (u8)reg;
+		s->cfa_off = (s32)u;
+		return 0;
+	case KUW_DW_CFA_def_cfa_sf:
+		ret = cfi_tracked(x, r, &reg);
+		if (!ret)
+			ret = cfi_sfac(x, r, &off);
+		if (ret)
+			return ret;
+		s->cfa_kind = KUW_CFA_REG;
+		s->cfa_reg = (u8)reg;
+		s->cfa_off = off;
+		return 0;
+	case KUW_DW_CFA_def_cfa_register:
+		ret = cfi_tracked(x, r, &reg);
+		if (ret)
+			return ret;
+		s->cfa_kind = KUW_CFA_REG;
+		s->cfa_reg = (u8)reg;
+		return 0;
+	case KUW_DW_CFA_def_cfa_offset:
+		ret = kuw_rd_uleb(&r->c, &u);
+		if (ret)
+			return ret;
+		if (u > CFI_S32_MAX)
+			return -KUW_E_BADOFF;
+		s->cfa_off = (s32)u;
+		return 0;
+	case KUW_DW_CFA_def_cfa_offset_sf:
+		ret = cfi_sfac(x, r, &off);
+		if (!ret)
+			s->cfa_off = off;
+		return ret;
+	case KUW_DW_CFA_def_cfa_expression:
+		ret = cfi_block(x, r, &off);
+		if (ret)
+			return ret;
+		s->cfa_kind = KUW_CFA_EXPR;
+		s->cfa_expr = off;
+		return 0;
+	case KUW_DW_CFA_expression:
+	case KUW_DW_CFA_val_expression:
+		ret = cfi_reg(x, r, &reg);
+		if (!ret)
+			ret = cfi_block(x, r, &off);
+		if (!ret)
+			cfi_set(x, reg, op == KUW_DW_CFA_expression ?
+				KUW_R_EXPR : KUW_R_VAL_EXPR, 0, off);
+		return ret;
+	case KUW_DW_CFA_GNU_args_size:
+		r->dirty = was;
+		return kuw_rd_uleb(&r->c, &u);
+	case KUW_DW_CFA_AARCH64_negate_ra_state:
+		if (x->arch != KUW_ARCH_ARM64)
+			return -KUW_E_BADOP;
+		s->mangled_ra ^= 1;
+		return 0;
+	}
+	return -KUW_E_BADOP;
+}
+
+static int cfi_run(struct kuw_cfi *x, struct cfi_run *r, struct kuw_diag *d)
+{
+	int ret;
+
+	/* Each instruction consumes at least one byte: bounded by the length. */
+	while (r->c.pos < r->c.end) {
+		r->insn = r->c.pos;
+		ret = cfi_step(x, r);
+		if (ret) {
+			/* Sink errors are the sink's; the rest point at the op. */
+			if (ret < 0 && -ret < KUW_E__COUNT)
+				kuw_fail(d, x->secname, r->insn, -ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
+{
+	struct cfi_run r = { .in_cie = true };
+	int ret;
+
+	kuw_cfi_reset(x);
+	kuw_cur_init(&r.c, x->sec->data, end, x->sec->addr);
+	r.c.pos = off;
+	x->loc = 0;
+	x->end = 0;
+	ret = cfi_run(x, &r, d);
+	x->init = x->cur;
+	x->depth = 0;
+	return ret;
+}
+
+int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
+		    const struct kuw_sink *sink, u32 *nrows,
+		    struct kuw_diag *d)
+{
+	struct cfi_run r = { .sink = sink };
+	int ret;
+
+	x->cur = x->init;
+	x->depth = 0;
+	x->loc = start;
+	x->end = fend;
+	x->nrows = 0;
+	kuw_cur_init(&r.c, x->sec->data, end, x->sec->addr);
+	r.c.pos = off;
+	ret = cfi_run(x, &r, d);
+	if (!ret && (!r.any_row || r.dirty)) {
+		r.insn = end;
+		ret = cfi_emit(x, &r);
+		if (ret < 0 && -ret < KUW_E__COUNT)
+			kuw_fail(d, x->secname, end, -ret);
+	}
+	*nrows += x->nrows;
+	return ret;
+}

@@ -1,3 +1,554 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: replaced by its owner */
-#include "engine.h"
+/*
+ * .eh_frame and .debug_frame: walk every record once, check it, and run
+ * each FDE's program through the DW_CFA interpreter (cfi.c).
+ *
+ * Record layout (LSB for .eh_frame, DWARF 5 section 6.4.1 for .debug_frame):
+ *   length     u32; 0xffffffff: a u64 length follows (DWARF64);
+ *              0xfffffff0..0xfffffffe reserved; 0: a terminator
+ *   id         .eh_frame: u32, 0 = CIE, else the distance from this field
+ *              back to the FDE's CIE (4 bytes even in DWARF64, as LSB,
+ *              libunwind and gimli read it).  .debug_frame: u32 or, in
+ *              DWARF64, u64; all-ones = CIE, else the CIE's section offset.
+ *   CIE        version (1, 3, 4), augmentation string, [v4: address size,
+ *              segment selector size], code_align (uleb), data_align
+ *              (sleb), return column (v1: u8, else uleb), augmentation
+ *              data, initial instructions.
+ *   FDE        initial location, address range, [augmentation data],
+ *              instructions.
+ *
+ * Decisions:
+ *  - A zero length is a terminator word: it is skipped and the walk goes on
+ *    (as readelf; libgcc stops, but its .eh_frame_hdr lookup still finds
+ *    FDEs behind it).  The section size always bounds the walk, so kernel
+ *    modules (no terminator) need nothing special; 1-3 trailing zero bytes
+ *    are accepted as padding.
+ *  - A CIE pointer must land inside the section on a record that parses as
+ *    a CIE; the CIE is checked whole, its initial instructions run.
+ *  - Augmentation: optional legacy "eh" (one pointer skipped), then 'z'
+ *    (data length), then R, P, L, S, B, G.  With 'z' the first unknown
+ *    letter ends parsing and the rest of the data is skipped by length;
+ *    without 'z' an unknown letter is an error.  .debug_frame addresses
+ *    are absolute (address size bytes): 'R' is an error there.
+ *  - Pointers: see read.h.  textrel is relative to obj->text_start (when
+ *    the text range is known); datarel (the GOT on x86_64) is unknown here
+ *    and an error for addresses; the personality pointer and the LSDA are
+ *    only skipped, so any encoding is accepted for them.
+ *  - Every FDE range must lie inside [text_start, text_end) when
+ *    text_end > text_start.  In .debug_frame an FDE whose start is 0 (or
+ *    the linker tombstones -1/-2) lies in a section the linker discarded:
+ *    it is checked but not reported.  Empty ranges are checked and not
+ *    reported either.
+ *  - Overlapping FDEs are not detected here: kuw_table_build() sorts the
+ *    rows and rejects overlaps (KUW_E_OVERLAP).
+ */
+#include "ehframe.h"
+#include "cfi.h"
+#include "read.h"
+#include "dwarf.h"
+#include "arch.h"
+
+struct ehf_cie {
+	u64 off;		/* record offset, ~0 when none */
+	u64 insn;		/* initial instructions [insn, end) */
+	u64 end;
+	struct kuw_cfi_cie c;
+	u8 lsda_enc;
+	bool z;			/* FDEs have an augmentation data length */
+};
+
+struct ehf_rec {
+	u64 off;		/* record start */
+	u64 id_off;		/* offset of the id / CIE pointer field */
+	u64 body;		/* first byte after the id */
+	u64 end;		/* one past the record */
+	u64 cie_off;		/* FDE: offset of its CIE */
+	bool cie;
+	bool term;		/* zero length */
+};
+
+struct ehf_walk {
+	const struct kuw_obj *o;
+	const struct kuw_sec *s;
+	bool debug;
+	const char *name;
+	struct kuw_diag *d;
+	struct kuw_ptr_base pb;		/* text base for textrel */
+	struct ehf_cie cie;		/* last CIE parsed */
+};
+
+static int ehf_err(struct ehf_walk *w, u64 off, int ret)
+{
+	if (ret < 0)
+		ret = -ret;
+	return kuw_fail(w->d, w->name, off, ret);
+}
+
+/* Read the record header at @off (off < size). */
+static int ehf_rec(struct ehf_walk *w, u64 off, struct ehf_rec *r)
+{
+	struct kuw_cur c;
+	u32 len32, id32;
+	u64 len, id;
+	bool dw64 = false;
+
+	kuw_cur_init(&c, w->s->data, w->s->size, w->s->addr);
+	c.pos = off;
+	r->off = off;
+	r->term = false;
+	r->cie = false;
+	if (kuw_rd_u32(&c, &len32))
+		return ehf_err(w, off, KUW_E_TRUNC);
+	if (!len32) {
+		r->term = true;
+		r->end = c.pos;
+		return 0;
+	}
+	len = len32;
+	if (len32 == KUW_DWARF64_ESCAPE) {
+		if (kuw_rd_u64(&c, &len))
+			return ehf_err(w, off, KUW_E_TRUNC);
+		dw64 = true;
+	} else if (len32 >= 0xfffffff0U) {
+		return ehf_err(w, off, KUW_E_BADLEN);
+	}
+	if (len > kuw_cur_left(&c))
+		return ehf_err(w, off, KUW_E_BADLEN);
+	r->end = c.pos + len;
+	c.end = r->end;
+	r->id_off = c.pos;
+	if (w->debug && dw64) {
+		if (kuw_rd_u64(&c, &id))
+			return ehf_err(w, off, KUW_E_BADLEN);
+		r->cie = id == KUW_CIE_ID_DEBUG64;
+	} else {
+		if (kuw_rd_u32(&c, &id32))
+			return ehf_err(w, off, KUW_E_BADLEN);
+		id = id32;
+		r->cie = w->debug ? id32 == KUW_CIE_ID_DEBUG32 :
+			id32 == KUW_CIE_ID_EH;
+	}
+	r->body = c.pos;
+	if (r->cie)
+		return 0;
+	if (w->debug) {
+		r->cie_off = id;
+	} else {
+		if (id > r->id_off)
+			return ehf_err(w, r->id_off, KUW_E_BADCIE);
+		r->cie_off = r->id_off - id;
+	}
+	if (r->cie_off >= w->s->size)
+		return ehf_err(w, r->id_off, KUW_E_BADCIE);
+	return 0;
+}
+
+/* Skip a pointer whose value kunwind never uses (personality, LSDA). */
+static int ehf_skip_ptr(struct kuw_cur *c, u8 enc, u8 addr_size)
+{
+	struct kuw_ptr_base any = {
+		.have = KUW_PB_TEXT | KUW_PB_DATA | KUW_PB_FUNC,
+		.addr_size = addr_size,
+	};
+	bool ind;
+	u64 v;
+
+	return kuw_rd_ptr(c, enc, &any, false, &v, &ind);
+}
+
+/* Parse and check the CIE record @r into w->cie. */
+static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
+{
+	struct ehf_cie *cie = &w->cie;
+	const char *aug;
+	u64 auglen, alen, aend = 0, u, i = 0, f;
+	u8 ver, b;
+	struct kuw_cur c;
+	int ret;
+
+	kuw_cur_init(&c, w->s->data, r->end, w->s->addr);
+	c.pos = r->body;
+	cie->off = ~0ULL;
+	cie->z = false;
+	cie->lsda_enc = KUW_DW_EH_PE_omit;
+	cie->c.fde_enc = KUW_DW_EH_PE_absptr;
+	cie->c.signal = 0;
+	cie->c.debug = w->debug;
+	cie->c.addr_size = 8;
+
+	if (kuw_rd_u8(&c, &ver))
+		return ehf_err(w, c.pos, KUW_E_TRUNC);
+	if (ver != 1 && ver != 3 && ver != 4)
+		return ehf_err(w, c.pos - 1, KUW_E_BADVER);
+	f = c.pos;
+	ret = kuw_rd_str(&c, &aug, &auglen);
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (ver == 4) {
+		f = c.pos;
+		if (kuw_rd_u8(&c, &cie->c.addr_size) || kuw_rd_u8(&c, &b))
+			return ehf_err(w, f, KUW_E_TRUNC);
+		if ((cie->c.addr_size != 4 && cie->c.addr_size != 8) || b)
+			return ehf_err(w, f, KUW_E_BADHDR);
+	}
+	if (auglen >= 2 && aug[0] == 'e' && aug[1] == 'h') {
+		/* Legacy GCC: the address of the EH data follows. */
+		f = c.pos;
+		ret = kuw_rd_skip(&c, cie->c.addr_size);
+		if (ret)
+			return ehf_err(w, f, ret);
+		i = 2;
+	}
+	f = c.pos;
+	ret = kuw_rd_uleb(&c, &cie->c.code_align);
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (!cie->c.code_align)
+		return ehf_err(w, f, KUW_E_BADALIGN);
+	f = c.pos;
+	ret = kuw_rd_sleb(&c, &cie->c.data_align);
+	if (ret)
+		return ehf_err(w, f, ret);
+	f = c.pos;
+	if (ver == 1) {
+		ret = kuw_rd_u8(&c, &b);
+		u = b;
+	} else {
+		ret = kuw_rd_uleb(&c, &u);
+	}
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (u >= kuw_arch(w->o->arch)->nregs)
+		return ehf_err(w, f, KUW_E_BADREG);
+	cie->c.ra = (u8)u;
+
+	if (i < auglen && aug[i] == 'z') {
+		cie->z = true;
+		i++;
+		f = c.pos;
+		ret = kuw_rd_uleb(&c, &alen);
+		if (ret)
+			return ehf_err(w, f, ret);
+		if (alen > kuw_cur_left(&c))
+			return ehf_err(w, f, KUW_E_BADAUG);
+		aend = c.pos + alen;
+		c.end = aend;	/* the letters' data must fit inside */
+	}
+	for (; i < auglen; i++) {
+		f = c.pos;
+		switch (aug[i]) {
+		case 'R':
+			if (w->debug)
+				return ehf_err(w, r->body + 1, KUW_E_BADAUG);
+			if (kuw_rd_u8(&c, &cie->c.fde_enc))
+				return ehf_err(w, f, KUW_E_BADAUG);
+			if (cie->c.fde_enc == KUW_DW_EH_PE_omit ||
+			    (cie->c.fde_enc & KUW_DW_EH_PE_indirect) ||
+			    kuw_enc_check(cie->c.fde_enc))
+				return ehf_err(w, f, KUW_E_BADENC);
+			break;
+		case 'P':
+			if (kuw_rd_u8(&c, &b))
+				return ehf_err(w, f, KUW_E_BADAUG);
+			if (b == KUW_DW_EH_PE_omit || kuw_enc_check(b))
+				return ehf_err(w, f, KUW_E_BADENC);
+			ret = ehf_skip_ptr(&c, b, cie->c.addr_size);
+			if (ret)
+				return ehf_err(w, c.pos, ret == -KUW_E_TRUNC ?
+					       KUW_E_BADAUG : ret);
+			break;
+		case 'L':
+			if (kuw_rd_u8(&c, &cie->lsda_enc))
+				return ehf_err(w, f, KUW_E_BADAUG);
+			if (kuw_enc_check(cie->lsda_enc))
+				return ehf_err(w, f, KUW_E_BADENC);
+			break;
+		case 'S':
+			cie->c.signal = 1;
+			break;
+		case 'B':	/* AArch64 pointer authentication with the B key */
+		case 'G':	/* AArch64 MTE tagged frame */
+			break;
+		default:
+			if (!cie->z)
+				return ehf_err(w, r->body + 1, KUW_E_BADAUG);
+			i = auglen - 1;	/* the rest is skipped by length */
+			break;
+		}
+	}
+	if (cie->z) {
+		c.pos = aend;
+		c.end = r->end;
+	}
+	cie->insn = c.pos;
+	cie->end = r->end;
+	cie->off = r->off;
+	return 0;
+}
+
+/* Make w->cie the CIE at @off (checked), w->cie.off == @off after. */
+static int ehf_cie_get(struct ehf_walk *w, u64 off, u64 ref)
+{
+	struct ehf_rec r;
+	int ret;
+
+	if (w->cie.off == off)
+		return 0;
+	ret = ehf_rec(w, off, &r);
+	if (ret)
+		return ret;
+	if (r.term || !r.cie)
+		return ehf_err(w, ref, KUW_E_BADCIE);
+	return ehf_cie_parse(w, &r);
+}
+
+struct ehf_fde {
+	u64 start;
+	u64 end;
+	u64 insn;
+	u64 insn_end;
+	bool skip;		/* discarded by the linker: not reported */
+};
+
+/* Parse the FDE record @r (its CIE becomes w->cie). */
+static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
+			 struct ehf_fde *f)
+{
+	const struct kuw_obj *o = w->o;
+	struct ehf_cie *cie;
+	struct kuw_ptr_base pb;
+	struct kuw_cur c;
+	u64 range, alen, p;
+	int ret;
+
+	ret = ehf_cie_get(w, r->cie_off, r->id_off);
+	if (ret)
+		return ret;
+	cie = &w->cie;
+	pb = w->pb;
+	pb.addr_size = cie->c.addr_size;
+	kuw_cur_init(&c, w->s->data, r->end, w->s->addr);
+	c.pos = r->body;
+	f->skip = false;
+
+	if (w->debug) {
+		ret = kuw_rd_ptr(&c, KUW_DW_EH_PE_absptr, &pb, false,
+				 &f->start, NULL);
+		if (!ret)
+			ret = kuw_rd_ptr(&c, KUW_DW_EH_PE_absptr, &pb, true,
+					 &range, NULL);
+	} else {
+		ret = kuw_rd_ptr(&c, cie->c.fde_enc, &pb, false,
+				 &f->start, NULL);
+		if (!ret)
+			ret = kuw_rd_ptr(&c, cie->c.fde_enc, &pb, true,
+					 &range, NULL);
+	}
+	if (ret)
+		return ehf_err(w, c.pos, ret);
+	if (__builtin_add_overflow(f->start, range, &f->end))
+		return ehf_err(w, r->off, KUW_E_BADRANGE);
+
+	if (cie->z) {
+		p = c.pos;
+		ret = kuw_rd_uleb(&c, &alen);
+		if (ret)
+			return ehf_err(w, p, ret);
+		if (alen > kuw_cur_left(&c))
+			return ehf_err(w, p, KUW_E_BADAUG);
+		p = c.pos + alen;
+		if (cie->lsda_enc != KUW_DW_EH_PE_omit) {
+			struct kuw_cur a = c;
+
+			a.end = p;
+			ret = ehf_skip_ptr(&a, cie->lsda_enc,
+					   cie->c.addr_size);
+			if (ret)
+				return ehf_err(w, a.pos, KUW_E_BADAUG);
+		}
+		c.pos = p;
+	} else if (cie->lsda_enc != KUW_DW_EH_PE_omit) {
+		p = c.pos;
+		ret = ehf_skip_ptr(&c, cie->lsda_enc, cie->c.addr_size);
+		if (ret)
+			return ehf_err(w, p, ret);
+	}
+	f->insn = c.pos;
+	f->insn_end = r->end;
+
+	if (w->debug && o->text_start &&
+	    (f->start == 0 || f->start >= ~1ULL)) {
+		f->skip = true;
+		f->end = f->start;
+		return 0;
+	}
+	if (o->text_end > o->text_start &&
+	    (f->start < o->text_start || f->end > o->text_end))
+		return ehf_err(w, r->off, KUW_E_BADRANGE);
+	return 0;
+}
+
+static void ehf_init(struct ehf_walk *w, const struct kuw_obj *o,
+		     const struct kuw_sec *s, bool debug, struct kuw_diag *d)
+{
+	w->o = o;
+	w->s = s;
+	w->debug = debug;
+	w->name = debug ? ".debug_frame" : ".eh_frame";
+	w->d = d;
+	w->pb.have = 0;
+	w->pb.addr_size = 8;
+	w->pb.text = o->text_start;
+	w->pb.data = 0;
+	w->pb.func = 0;
+	if (o->text_end > o->text_start)
+		w->pb.have |= KUW_PB_TEXT;
+	w->cie.off = ~0ULL;
+}
+
+/**
+ * kuw_ehf_walk() - parse, check and interpret .eh_frame or .debug_frame
+ * @o: the object (arch, text range)
+ * @s: the section bytes and their run-time address
+ * @debug: false for .eh_frame, true for .debug_frame
+ * @sink: receives each FDE and its rows, or NULL to only check
+ * @st: counts of CIEs, FDEs and rows (may be NULL)
+ * @d: where the first error was found (may be NULL)
+ *
+ * Walks the section once, bounded by its size.  Rows come in increasing
+ * pc within an FDE: one at its start and one after each location change
+ * after which the rules may differ (adjacent rows can be equal).
+ *
+ * Return: 0, a negative enum kuw_err (the section is rejected whole), or
+ * the non-zero value a sink callback returned.
+ */
+int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
+		 const struct kuw_sink *sink, struct kuw_stats *st,
+		 struct kuw_diag *d)
+{
+	struct kuw_stats lst = { 0 };
+	struct ehf_walk w;
+	struct kuw_cfi *x;
+	struct ehf_rec r;
+	struct ehf_fde f;
+	u64 off = 0, i, init_cie = ~0ULL;
+	int ret = 0;
+
+	if (!o || !s || (!s->data && s->size))
+		return -KUW_E_INVAL;
+	ehf_init(&w, o, s, debug, d);
+	x = kuw_alloc(sizeof(*x));
+	if (!x)
+		return kuw_fail(d, w.name, 0, KUW_E_NOMEM);
+	x->arch = o->arch;
+	x->nregs = kuw_arch(o->arch)->nregs;
+	x->secname = w.name;
+	x->sec = s;
+	x->pb = w.pb;
+
+	while (off < s->size) {
+		if (s->size - off < 4) {
+			for (i = off; i < s->size; i++)
+				if (s->data[i])
+					break;
+			if (i == s->size)
+				break;
+			ret = ehf_err(&w, off, KUW_E_TRUNC);
+			break;
+		}
+		ret = ehf_rec(&w, off, &r);
+		if (ret)
+			break;
+		if (r.term) {
+			off = r.end;
+			continue;
+		}
+		if (r.cie) {
+			/* Check it whole, initial instructions included. */
+			w.cie.off = ~0ULL;
+			ret = ehf_cie_parse(&w, &r);
+			if (ret)
+				break;
+		} else {
+			ret = ehf_fde_parse(&w, &r, &f);
+			if (ret)
+				break;
+		}
+		if (w.cie.off != init_cie) {
+			x->cie = w.cie.c;
+			init_cie = ~0ULL;
+			ret = kuw_cfi_run_cie(x, w.cie.insn, w.cie.end, d);
+			if (ret)
+				break;
+			init_cie = w.cie.off;
+		}
+		if (r.cie) {
+			lst.ncie++;
+			off = r.end;
+			continue;
+		}
+		lst.nfde++;
+		if (f.skip || f.start == f.end) {
+			ret = kuw_cfi_run_fde(x, f.insn, f.insn_end, f.start,
+					      f.end, NULL, &lst.nrows, d);
+		} else {
+			if (sink && sink->fde) {
+				struct kuw_fde_info fi = {
+					.start = f.start, .end = f.end,
+					.off = r.off,
+					.src = debug ? KUW_SRC_DEBUG_FRAME :
+						KUW_SRC_EH_FRAME,
+					.signal = w.cie.c.signal,
+				};
+
+				ret = sink->fde(sink->ctx, &fi);
+				if (ret)
+					break;
+			}
+			ret = kuw_cfi_run_fde(x, f.insn, f.insn_end, f.start,
+					      f.end, sink, &lst.nrows, d);
+		}
+		if (ret)
+			break;
+		off = r.end;
+	}
+	kuw_free(x);
+	if (st)
+		*st = lst;
+	return ret;
+}
+
+/**
+ * kuw_ehf_fde_at() - the address range of the FDE at an offset
+ * @o: the object
+ * @s: .eh_frame
+ * @off: offset of the FDE record
+ * @start: its first address
+ * @end: one past its last address
+ * @d: where an error was found
+ *
+ * Return: 0, -KUW_E_BADCIE when @off is not an FDE, or another error.
+ */
+int kuw_ehf_fde_at(const struct kuw_obj *o, const struct kuw_sec *s, u64 off,
+		   u64 *start, u64 *end, struct kuw_diag *d)
+{
+	struct ehf_walk w;
+	struct ehf_rec r;
+	struct ehf_fde f;
+	int ret;
+
+	ehf_init(&w, o, s, false, d);
+	if (off >= s->size)
+		return kuw_fail(d, w.name, off, KUW_E_BADCIE);
+	ret = ehf_rec(&w, off, &r);
+	if (ret)
+		return ret;
+	if (r.term || r.cie)
+		return kuw_fail(d, w.name, off, KUW_E_BADCIE);
+	ret = ehf_fde_parse(&w, &r, &f);
+	if (ret)
+		return ret;
+	*start = f.start;
+	*end = f.end;
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DW_CFA interpreter (cfi.c), used by the .eh_frame/.debug_frame walker.
+ * It runs a CIE's initial instructions, then an FDE's instructions, and
+ * reports one row per location where the rules may have changed.  It
+ * allocates nothing: all state lives in struct kuw_cfi, which the caller
+ * provides (it is about 3 KB: allocate it, do not put it on a kernel stack).
+ */
+#ifndef KUNWIND_CFI_H
+#define KUNWIND_CFI_H
+
+#include "engine.h"
+#include "read.h"
+
+/* One register column while interpreting (KUW_R_* kind). */
+struct kuw_cfi_col {
+	u8 kind;
+	u8 src;		/* KUW_R_REG */
+	s32 off;	/* OFFSET/VAL_OFFSET: bytes; EXPR/VAL_EXPR: section offset */
+};
+
+/* The rules at one location. */
+struct kuw_cfi_state {
+	u8 cfa_kind;		/* KUW_CFA_* */
+	u8 cfa_reg;
+	u8 mangled_ra;		/* AArch64 negate_ra_state toggles it */
+	s32 cfa_off;		/* numeric offset, kept under an expression CFA */
+	s32 cfa_expr;		/* section offset of the CFA expression */
+	struct kuw_cfi_col col[KUW_MAX_REGS];
+};
+
+/* What a CIE tells the interpreter. */
+struct kuw_cfi_cie {
+	u64 code_align;
+	s64 data_align;
+	u8 ra;			/* return address column */
+	u8 fde_enc;		/* set_loc operand encoding */
+	u8 signal;		/* 'S' */
+	u8 debug;		/* .debug_frame: set_loc is an absolute address */
+	u8 addr_size;
+};
+
+struct kuw_cfi {
+	/* Set by the caller once per walk. */
+	u8 arch;
+	u8 nregs;		/* kuw_arch(arch)->nregs */
+	const char *secname;	/* for diagnostics */
+	const struct kuw_sec *sec;
+	struct kuw_ptr_base pb;	/* bases for set_loc (text, data) */
+
+	/* Per program. */
+	struct kuw_cfi_cie cie;
+	struct kuw_cfi_state cur;
+	struct kuw_cfi_state init;	/* after the CIE's initial instructions */
+	struct kuw_cfi_state stack[KUW_REMEMBER_DEPTH];
+	u32 depth;
+	u64 loc;		/* current location */
+	u64 end;		/* FDE end */
+	u32 nrows;		/* rows of the current FDE */
+	struct kuw_rule rule;	/* scratch for the sink */
+};
+
+/* Reset @cur to "CFA undefined (rsp+0), every register same value". */
+void kuw_cfi_reset(struct kuw_cfi *x);
+
+/*
+ * Run the CIE's initial instructions in [@off, @end) of x->sec, leaving the
+ * result in x->init (and x->cur).  Location changes are an error here.
+ */
+int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d);
+
+/*
+ * Run an FDE's instructions in [@off, @end) of x->sec from x->init over
+ * [@start, @fend), reporting rows to @sink (may be NULL) in increasing pc:
+ * one at @start and one after each location change after which the rules
+ * may differ.  Adds the rows to *@nrows.
+ */
+int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
+		    const struct kuw_sink *sink, u32 *nrows,
+		    struct kuw_diag *d);
+
+/* Convert a state into the row form (sorted, same-value omitted). */
+void kuw_cfi_to_rule(const struct kuw_cfi *x, const struct kuw_cfi_state *s,
+		     struct kuw_rule *r);
+
+#endif /* KUNWIND_CFI_H */

@@ -280,7 +280,8 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
 		*pos += n;
 		return 0;
 	}
-	r->cfa_reg = KUW_SFRE_INFO_BASE_FP(info) ? ai->fp : ai->sp;
+	r->cfa_reg = KUW_SFRE_INFO_BASE_REG(info) == KUW_SFRAME_BASE_REG_FP ?
+		     ai->fp : ai->sp;
 	r->cfa_off = off[0];
 	if (h->arch == KUW_ARCH_X86_64) {
 		have_ra = true;

@@ -80,13 +80,18 @@
  */
 #define KUW_SFRAME_V1_AMD64_REP_SIZE	16
 
-/* FRE info byte: bit 0 CFA base (0 SP, 1 FP), 1-4 count, 5-6 size, 7 PAC. */
-#define KUW_SFRE_INFO_BASE_FP(i)	((i) & 0x1)
+/*
+ * FRE info byte: bit 0 CFA base register (0 FP, 1 SP, as binutils encodes
+ * it), bits 1-4 offset count, 5-6 offset size, 7 mangled (signed) RA.
+ */
+#define KUW_SFRAME_BASE_REG_FP		0
+#define KUW_SFRAME_BASE_REG_SP		1
+#define KUW_SFRE_INFO_BASE_REG(i)	((i) & 0x1)
 #define KUW_SFRE_INFO_COUNT(i)		(((i) >> 1) & 0xf)
 #define KUW_SFRE_INFO_OFF_SIZE(i)	(((i) >> 5) & 0x3)
 #define KUW_SFRE_INFO_MANGLED_RA(i)	(((i) >> 7) & 0x1)
-#define KUW_SFRE_MKINFO(base_fp, count, size, mangled)			\
-	((base_fp) | ((count) << 1) | ((size) << 5) | ((mangled) << 7))
+#define KUW_SFRE_MKINFO(base_reg, count, size, mangled)			\
+	((base_reg) | ((count) << 1) | ((size) << 5) | ((mangled) << 7))
 
 #define KUW_SFRAME_FRE_OFFSET_1B	0
 #define KUW_SFRAME_FRE_OFFSET_2B	1

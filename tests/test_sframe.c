@@ -1,0 +1,1349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame walker tests.
+ *
+ * Independent truth: sections assembled by `as --gsframe` from CFI
+ * directives (tests/asm/sfr_*.s) and decoded by `objdump --sframe`, whose
+ * table is parsed here; the function starts of a relocatable object come
+ * from its RELA relocations; version 2 sections are made from real version 1
+ * ones by a mechanical rewrite; hand-built sections (AArch64, PCMASK,
+ * 4-byte offsets, errors) are written byte by byte from the specification.
+ */
+#include <stdarg.h>
+#include <sys/stat.h>
+#include "engine.h"
+#include "arch.h"
+#include "sframe.h"
+#include "kt.h"
+
+/* ---- collecting what the walker reports ---- */
+
+#define COL_MAX_FDES	256
+#define COL_MAX_ROWS	4096
+
+struct col_row {
+	u64 pc;
+	struct kuw_rule r;
+};
+
+struct col_fde {
+	struct kuw_fde_info f;
+	u32 first;
+	u32 n;
+};
+
+struct col {
+	struct col_fde fde[COL_MAX_FDES];
+	u32 nfde;
+	struct col_row *row;
+	u32 nrow;
+	int bad;		/* sink misuse seen (row before any FDE) */
+	int stop_at_row;	/* return 99 from the n-th row (1-based) */
+};
+
+static int col_fde(void *ctx, const struct kuw_fde_info *f)
+{
+	struct col *c = ctx;
+
+	if (c->nfde >= COL_MAX_FDES)
+		return 98;
+	c->fde[c->nfde].f = *f;
+	c->fde[c->nfde].first = c->nrow;
+	c->fde[c->nfde].n = 0;
+	c->nfde++;
+	return 0;
+}
+
+static int col_row(void *ctx, u64 pc, const struct kuw_rule *r)
+{
+	struct col *c = ctx;
+
+	if (!c->nfde) {
+		c->bad = 1;
+		return 97;
+	}
+	if (c->nrow >= COL_MAX_ROWS)
+		return 98;
+	c->row[c->nrow].pc = pc;
+	c->row[c->nrow].r = *r;
+	c->nrow++;
+	c->fde[c->nfde - 1].n++;
+	if (c->stop_at_row && (int)c->nrow == c->stop_at_row)
+		return 99;
+	return 0;
+}
+
+static struct col *col_new(void)
+{
+	struct col *c = calloc(1, sizeof(*c));
+
+	c->row = calloc(COL_MAX_ROWS, sizeof(*c->row));
+	return c;
+}
+
+static void col_free(struct col *c)
+{
+	if (c)
+		free(c->row);
+	free(c);
+}
+
+static int walk(const struct kuw_obj *o, const u8 *data, u64 size, u64 addr,
+		struct col *c, struct kuw_stats *st, struct kuw_diag *d)
+{
+	struct kuw_sec s = { data, size, addr };
+	struct kuw_sink sink = { col_fde, col_row, c };
+
+	return kuw_sfr_walk(o, &s, c ? &sink : NULL, st, d);
+}
+
+/* ---- building fixtures and reading ELF files ---- */
+
+/*
+ * The ELF64 structures this file reads (tools/elf.h shadows <elf.h> on the
+ * include path, so they are spelled out here).
+ */
+typedef struct {
+	u8 e_ident[16];
+	u16 e_type, e_machine;
+	u32 e_version;
+	u64 e_entry, e_phoff, e_shoff;
+	u32 e_flags;
+	u16 e_ehsize, e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx;
+} Elf64_Ehdr;
+
+typedef struct {
+	u32 sh_name, sh_type;
+	u64 sh_flags, sh_addr, sh_offset, sh_size;
+	u32 sh_link, sh_info;
+	u64 sh_addralign, sh_entsize;
+} Elf64_Shdr;
+
+typedef struct {
+	u32 st_name;
+	u8 st_info, st_other;
+	u16 st_shndx;
+	u64 st_value, st_size;
+} Elf64_Sym;
+
+typedef struct {
+	u64 r_offset, r_info;
+	s64 r_addend;
+} Elf64_Rela;
+
+#define ELFMAG		"\177ELF"
+#define SELFMAG		4
+#define ET_REL		1
+#define SHF_ALLOC	0x2
+#define SHF_EXECINSTR	0x4
+#define R_X86_64_PC32	2
+#define ELF64_R_SYM(i)	((u32)((i) >> 32))
+#define ELF64_R_TYPE(i)	((u32)(i))
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static const char *bpath(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", kt_builddir, name);
+	return buf[k];
+}
+
+/* as --gsframe tests/asm/NAME.s -> build/NAME.o; 0 on success. */
+static int assemble(const char *name)
+{
+	sh("mkdir -p %s", kt_builddir);
+	return sh("as --gsframe -o %s/%s.o %s/asm/%s.s", kt_builddir, name,
+		  kt_srcdir, name);
+}
+
+struct elf {
+	u8 *buf;
+	size_t size;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	const char *shstr;
+};
+
+static int elf_load(struct elf *e, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat stt;
+
+	memset(e, 0, sizeof(*e));
+	if (!f)
+		return -1;
+	if (fstat(fileno(f), &stt) || stt.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		fclose(f);
+		return -1;
+	}
+	e->size = stt.st_size;
+	e->buf = malloc(e->size);
+	if (fread(e->buf, 1, e->size, f) != e->size) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	e->eh = (Elf64_Ehdr *)e->buf;
+	if (memcmp(e->eh->e_ident, ELFMAG, SELFMAG) ||
+	    e->eh->e_shoff + (u64)e->eh->e_shnum * sizeof(Elf64_Shdr) > e->size)
+		return -1;
+	e->sh = (Elf64_Shdr *)(e->buf + e->eh->e_shoff);
+	e->shstr = (const char *)e->buf + e->sh[e->eh->e_shstrndx].sh_offset;
+	return 0;
+}
+
+static void elf_free(struct elf *e)
+{
+	free(e->buf);
+	e->buf = NULL;
+}
+
+static int elf_sec(const struct elf *e, const char *name)
+{
+	int i;
+
+	for (i = 0; i < e->eh->e_shnum; i++)
+		if (!strcmp(e->shstr + e->sh[i].sh_name, name))
+			return i;
+	return -1;
+}
+
+/* Text range of a linked file: union of executable allocated sections. */
+static void elf_text(const struct elf *e, const u64 *addr, u64 *lo, u64 *hi)
+{
+	int i;
+
+	*lo = ~0ULL;
+	*hi = 0;
+	for (i = 0; i < e->eh->e_shnum; i++) {
+		const Elf64_Shdr *s = &e->sh[i];
+		u64 a = addr ? addr[i] : s->sh_addr;
+
+		if (!(s->sh_flags & SHF_EXECINSTR) || !(s->sh_flags & SHF_ALLOC))
+			continue;
+		if (a < *lo)
+			*lo = a;
+		if (a + s->sh_size > *hi)
+			*hi = a + s->sh_size;
+	}
+}
+
+/* ---- objdump --sframe, the independent decoder ---- */
+
+struct od_row {
+	u64 pc;
+	int cfa_fp;
+	s32 cfa_off;
+	int fp_set;
+	s32 fp_off;
+	int ra_set;
+	s32 ra_off;
+	int mangled;
+};
+
+struct od_fde {
+	u64 pc;
+	u64 size;
+	int pcmask;
+	u32 first;
+	u32 n;
+};
+
+struct od {
+	int version;
+	u32 nfde_hdr;
+	u32 nfre_hdr;
+	struct od_fde fde[COL_MAX_FDES];
+	u32 nfde;
+	struct od_row row[COL_MAX_ROWS];
+	u32 nrow;
+};
+
+/* "u", "c-16", "c+8", with an optional "[s]" (signed RA). */
+static int od_loc(const char *t, int *set, s32 *off, int *mangled)
+{
+	*set = 0;
+	*off = 0;
+	if (mangled)
+		*mangled = strstr(t, "[s]") != NULL;
+	if (t[0] == 'u')
+		return 0;
+	if (t[0] != 'c')
+		return -1;
+	*set = 1;
+	*off = (s32)strtol(t + 1, NULL, 10);
+	return 0;
+}
+
+static int od_parse(struct od *od, const char *path)
+{
+	char cmd[600], line[512];
+	FILE *p;
+	int rc;
+
+	memset(od, 0, sizeof(*od));
+	snprintf(cmd, sizeof(cmd), "objdump --sframe %s", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long a, b;
+		char t1[64], t2[64], t3[64];
+		unsigned int idx;
+
+		if (sscanf(line, " Version: SFRAME_VERSION_%d", &od->version) == 1)
+			continue;
+		if (sscanf(line, " Num FDEs: %u", &od->nfde_hdr) == 1)
+			continue;
+		if (sscanf(line, " Num FREs: %u", &od->nfre_hdr) == 1)
+			continue;
+		if (sscanf(line, " func idx [%u]: pc = %llx, size = %llu",
+			   &idx, &a, &b) == 3) {
+			struct od_fde *f = &od->fde[od->nfde++];
+
+			f->pc = a;
+			f->size = b;
+			f->first = od->nrow;
+			continue;
+		}
+		if (strstr(line, "STARTPC")) {
+			if (od->nfde && strstr(line, "STARTPC[m]"))
+				od->fde[od->nfde - 1].pcmask = 1;
+			continue;
+		}
+		if (od->nfde &&
+		    sscanf(line, " %llx %63s %63s %63s", &a, t1, t2, t3) == 4) {
+			struct od_row *r = &od->row[od->nrow++];
+
+			r->pc = a;
+			if (!strncmp(t1, "sp", 2))
+				r->cfa_fp = 0;
+			else if (!strncmp(t1, "fp", 2))
+				r->cfa_fp = 1;
+			else
+				return -1;
+			r->cfa_off = (s32)strtol(t1 + 2, NULL, 10);
+			if (od_loc(t2, &r->fp_set, &r->fp_off, NULL) ||
+			    od_loc(t3, &r->ra_set, &r->ra_off, &r->mangled))
+				return -1;
+			od->fde[od->nfde - 1].n++;
+			if (od->nrow >= COL_MAX_ROWS || od->nfde >= COL_MAX_FDES)
+				return -1;
+		}
+	}
+	rc = pclose(p);
+	return rc ? -1 : 0;
+}
+
+/*
+ * Compare the walker's report with objdump's.  @start[i] is the expected
+ * run-time start of FDE i (NULL: objdump's pc, a linked file).  Rows of a
+ * PCINC FDE are compared as offsets from the function start.
+ */
+static void compare(const struct col *c, const struct od *od, const u64 *start,
+		    u8 arch, const char *what)
+{
+	const struct kuw_arch_info *ai = kuw_arch(arch);
+	u32 i, j;
+
+	KT_EXPECT_EQ(c->nfde, od->nfde);
+	KT_EXPECT_EQ(od->nfde, od->nfde_hdr);
+	if (c->nfde != od->nfde)
+		return;
+	for (i = 0; i < c->nfde; i++) {
+		const struct col_fde *cf = &c->fde[i];
+		const struct od_fde *of = &od->fde[i];
+		u64 want = start ? start[i] : of->pc;
+
+		KT_EXPECT_EQ(cf->f.start, want);
+		KT_EXPECT_EQ(cf->f.end - cf->f.start, of->size);
+		KT_EXPECT_EQ(cf->f.src, KUW_SRC_SFRAME);
+		KT_EXPECT_EQ(!!cf->f.pcmask, of->pcmask);
+		if (of->pcmask && arch == KUW_ARCH_X86_64)
+			KT_EXPECT_EQ(cf->f.pcmask, 16);
+		/* A zero-size function covers nothing: no rows reported. */
+		KT_EXPECT_EQ(cf->n, of->size ? of->n : 0);
+		if (cf->n != (of->size ? of->n : 0)) {
+			fprintf(stderr, "  %s: fde %u rows differ\n", what, i);
+			continue;
+		}
+		for (j = 0; j < cf->n; j++) {
+			const struct col_row *cr = &c->row[cf->first + j];
+			const struct od_row *orow = &od->row[of->first + j];
+			const struct kuw_reg_rule *fp, *ra;
+			u64 got_off, want_off;
+
+			if (of->pcmask) {
+				got_off = cr->pc;
+				want_off = orow->pc;
+			} else {
+				got_off = cr->pc - cf->f.start;
+				want_off = orow->pc - of->pc;
+			}
+			KT_EXPECT_EQ(got_off, want_off);
+			KT_EXPECT_EQ(cr->r.cfa_kind, KUW_CFA_REG);
+			KT_EXPECT_EQ(cr->r.cfa_reg,
+				     orow->cfa_fp ? ai->fp : ai->sp);
+			KT_EXPECT_EQ(cr->r.cfa_off, orow->cfa_off);
+			fp = kuw_rule_find(&cr->r, ai->fp);
+			KT_EXPECT_EQ(fp != NULL, orow->fp_set);
+			if (fp && orow->fp_set) {
+				KT_EXPECT_EQ(fp->kind, KUW_R_OFFSET);
+				KT_EXPECT_EQ(fp->off, orow->fp_off);
+			}
+			ra = kuw_rule_find(&cr->r, ai->ra);
+			if (arch == KUW_ARCH_X86_64) {
+				/* psABI: the RA is at CFA-8, always. */
+				KT_EXPECT(ra != NULL);
+				if (ra) {
+					KT_EXPECT_EQ(ra->kind, KUW_R_OFFSET);
+					KT_EXPECT_EQ(ra->off, -8);
+				}
+			}
+			/* Registers sorted by number, only what is known. */
+			KT_EXPECT_EQ(cr->r.nregs,
+				     (fp != NULL) + (ra != NULL));
+			if (cr->r.nregs == 2)
+				KT_EXPECT(cr->r.regs[0].reg <
+					  cr->r.regs[1].reg);
+			KT_EXPECT_EQ(cr->r.flags, 0);
+			if (got_off != want_off)
+				return;
+		}
+	}
+}
+
+/* ---- version 1 -> version 2 rewrite ---- */
+
+/*
+ * Rewrite a v1 section as v2 (FDEs 17 -> 20 bytes, FREs unchanged).  Starts
+ * are read as field-relative when @src_field, written field-relative when
+ * @dst_field, and the PCREL flag is set when @pcrel.  PCMASK FDEs get
+ * rep_size 16 (the x86-64 PLT entry).  Returns the new size.
+ */
+static u64 v1_to_v2(const u8 *in, u64 size, u8 *out, bool src_field,
+		    bool dst_field, bool pcrel)
+{
+	u32 nfde, fdeoff, freoff, fre_len, i;
+	u64 hdr = KUW_SFH_SIZE + in[KUW_SFH_AUXHDR_LEN];
+
+	nfde = in[8] | in[9] << 8 | in[10] << 16 | (u32)in[11] << 24;
+	fre_len = in[16] | in[17] << 8 | in[18] << 16 | (u32)in[19] << 24;
+	fdeoff = in[20] | in[21] << 8 | in[22] << 16 | (u32)in[23] << 24;
+	freoff = in[24] | in[25] << 8 | in[26] << 16 | (u32)in[27] << 24;
+	memcpy(out, in, hdr);
+	out[KUW_SFH_VERSION] = 2;
+	if (pcrel)
+		out[KUW_SFH_FLAGS] |= KUW_SFRAME_F_FDE_FUNC_START_PCREL;
+	freoff = fdeoff + nfde * KUW_SFDE_V2_SIZE;
+	memcpy(out + KUW_SFH_FREOFF, &freoff, 4);
+	for (i = 0; i < nfde; i++) {
+		const u8 *f1 = in + hdr + fdeoff + i * KUW_SFDE_V1_SIZE;
+		u8 *f2 = out + hdr + fdeoff + i * KUW_SFDE_V2_SIZE;
+		s32 v;
+		s64 secrel;
+
+		memcpy(&v, f1, 4);
+		secrel = v + (src_field ? (s64)(f1 - in) : 0);
+		v = (s32)(secrel - (dst_field ? (s64)(f2 - out) : 0));
+		memcpy(f2, &v, 4);
+		memcpy(f2 + 4, f1 + 4, 13);
+		f2[KUW_SFDE_REP_SIZE] = KUW_SFDE_INFO_FDE_TYPE(f1[16]) ? 16 : 0;
+		f2[KUW_SFDE_PAD] = 0;
+		f2[KUW_SFDE_PAD + 1] = 0;
+	}
+	memcpy(out + hdr + freoff,
+	       in + hdr + fdeoff + nfde * KUW_SFDE_V1_SIZE, fre_len);
+	(void)size;
+	return hdr + freoff + fre_len;
+}
+
+/* ---- linked files: section-relative starts ---- */
+
+struct linked {
+	struct elf e;
+	struct od od;
+	const u8 *sf;
+	u64 sf_size;
+	u64 sf_addr;
+	struct kuw_obj o;
+};
+
+static int linked_load(struct linked *l, const char *file)
+{
+	int si;
+
+	if (elf_load(&l->e, file))
+		return -1;
+	si = elf_sec(&l->e, ".sframe");
+	if (si < 0)
+		return -1;
+	l->sf = l->e.buf + l->e.sh[si].sh_offset;
+	l->sf_size = l->e.sh[si].sh_size;
+	l->sf_addr = l->e.sh[si].sh_addr;
+	memset(&l->o, 0, sizeof(l->o));
+	l->o.owner = file;
+	l->o.arch = KUW_ARCH_X86_64;
+	elf_text(&l->e, NULL, &l->o.text_start, &l->o.text_end);
+	return od_parse(&l->od, file);
+}
+
+KT_TEST(sframe_as_linked_v1)
+{
+	struct linked l;
+	struct kuw_stats st = { 0 };
+	struct kuw_diag d = { 0 };
+	struct col *c = col_new();
+	const char *elf = bpath("sfr_x86.elf");
+
+	KT_ASSERT(assemble("sfr_x86") == 0);
+	KT_ASSERT(sh("ld -o %s -e 0 -Ttext=0x401000 %s", elf,
+		     bpath("sfr_x86.o")) == 0);
+	KT_ASSERT(linked_load(&l, elf) == 0);
+	KT_EXPECT_EQ(l.od.version, 1);
+	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, c, &st, &d), 0);
+	KT_EXPECT_EQ(d.err, 0);
+	compare(c, &l.od, NULL, KUW_ARCH_X86_64, "linked v1");
+	KT_EXPECT_EQ(st.nfde, l.od.nfde_hdr);
+	/* One zero-size FDE: its single FRE is not reported. */
+	KT_EXPECT_EQ(st.nrows, l.od.nfre_hdr - 1);
+	KT_EXPECT(c->nfde >= 7);
+	KT_EXPECT(!c->bad);
+
+	/* Without the text range check and with one that excludes a byte. */
+	l.o.text_end = l.o.text_start + 100;
+	memset(&d, 0, sizeof(d));
+	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, NULL, NULL, &d),
+		     -KUW_E_BADRANGE);
+	KT_EXPECT_STR(d.section, ".sframe");
+	l.o.text_end = l.o.text_start;
+	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, NULL, NULL, NULL),
+		     0);
+
+	/* The section is bounded by its header: trailing padding is fine. */
+	{
+		u8 *pad = calloc(1, l.sf_size + 64);
+
+		memcpy(pad, l.sf, l.sf_size);
+		KT_EXPECT_EQ(walk(&l.o, pad, l.sf_size + 64, l.sf_addr, NULL,
+				  NULL, NULL), 0);
+		free(pad);
+	}
+	elf_free(&l.e);
+	col_free(c);
+}
+
+KT_TEST(sframe_as_linked_v2)
+{
+	struct linked l;
+	struct col *c;
+	const char *elf = bpath("sfr_x86.elf");
+	u8 *v2;
+	u64 n;
+	int pcrel;
+
+	KT_ASSERT(assemble("sfr_x86") == 0);
+	KT_ASSERT(sh("ld -o %s -e 0 -Ttext=0x401000 %s", elf,
+		     bpath("sfr_x86.o")) == 0);
+	KT_ASSERT(linked_load(&l, elf) == 0);
+	v2 = calloc(1, l.sf_size * 2);
+	/* Section-relative (no flag) and field-relative (PCREL) starts. */
+	for (pcrel = 0; pcrel < 2; pcrel++) {
+		c = col_new();
+		n = v1_to_v2(l.sf, l.sf_size, v2, false, pcrel, pcrel);
+		KT_EXPECT_EQ(v2[KUW_SFH_VERSION], 2);
+		KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, c, NULL, NULL), 0);
+		compare(c, &l.od, NULL, KUW_ARCH_X86_64,
+			pcrel ? "linked v2 pcrel" : "linked v2");
+		col_free(c);
+	}
+	/* The PCREL flag does not exist in version 1. */
+	memcpy(v2, l.sf, l.sf_size);
+	v2[KUW_SFH_FLAGS] |= KUW_SFRAME_F_FDE_FUNC_START_PCREL;
+	KT_EXPECT_EQ(walk(&l.o, v2, l.sf_size, l.sf_addr, NULL, NULL, NULL),
+		     -KUW_E_BADHDR);
+	free(v2);
+	elf_free(&l.e);
+}
+
+/* ---- the PLT: PCMASK FDEs made by ld ---- */
+
+KT_TEST(sframe_as_plt_pcmask)
+{
+	struct linked l;
+	struct col *c = col_new();
+	const char *so = bpath("sfr_plt.so");
+	u32 i, npcmask = 0;
+	u8 *v2;
+	u64 n;
+
+	KT_ASSERT(assemble("sfr_plt") == 0);
+	KT_ASSERT(sh("ld -shared -o %s %s", so, bpath("sfr_plt.o")) == 0);
+	KT_ASSERT(linked_load(&l, so) == 0);
+	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, c, NULL, NULL), 0);
+	compare(c, &l.od, NULL, KUW_ARCH_X86_64, "plt v1");
+	for (i = 0; i < l.od.nfde; i++)
+		npcmask += l.od.fde[i].pcmask;
+	KT_EXPECT_EQ(npcmask, 1);
+	col_free(c);
+
+	/* Same as version 2 with rep_size 16, then another block size. */
+	c = col_new();
+	v2 = calloc(1, l.sf_size * 2);
+	n = v1_to_v2(l.sf, l.sf_size, v2, false, true, true);
+	KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, c, NULL, NULL), 0);
+	compare(c, &l.od, NULL, KUW_ARCH_X86_64, "plt v2");
+	for (i = 0; i < c->nfde; i++) {
+		u8 *f = v2 + KUW_SFH_SIZE + i * KUW_SFDE_V2_SIZE;
+
+		if (KUW_SFDE_INFO_FDE_TYPE(f[KUW_SFDE_INFO]))
+			f[KUW_SFDE_REP_SIZE] = 32;
+	}
+	col_free(c);
+	c = col_new();
+	KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, c, NULL, NULL), 0);
+	for (i = 0; i < c->nfde; i++)
+		if (c->fde[i].f.pcmask)
+			KT_EXPECT_EQ(c->fde[i].f.pcmask, 32);
+	/* rep_size 0 in a PCMASK FDE is invalid; a row past it too. */
+	for (i = 0; i < c->nfde; i++) {
+		u8 *f = v2 + KUW_SFH_SIZE + i * KUW_SFDE_V2_SIZE;
+
+		if (KUW_SFDE_INFO_FDE_TYPE(f[KUW_SFDE_INFO])) {
+			f[KUW_SFDE_REP_SIZE] = 0;
+			KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, NULL, NULL,
+					  NULL), -KUW_E_BADTYPE);
+			f[KUW_SFDE_REP_SIZE] = 8;	/* row at 0xb */
+			KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, NULL, NULL,
+					  NULL), -KUW_E_BADLOC);
+			f[KUW_SFDE_REP_SIZE] = 16;
+		}
+	}
+	free(v2);
+	col_free(c);
+	elf_free(&l.e);
+}
+
+/* ---- a relocatable object laid out by hand: field-relative starts ---- */
+
+struct relocd {
+	struct elf e;
+	struct od od;
+	u64 addr[256];		/* our address of each section */
+	u8 *sf;			/* relocated copy of .sframe */
+	u64 sf_size;
+	u64 sf_addr;
+	u64 start[COL_MAX_FDES];	/* expected start of FDE i */
+	u32 nstart;
+	struct kuw_obj o;
+};
+
+/*
+ * Lay out every allocated section 1 MiB apart from 0x7000000, apply
+ * .rela.sframe (R_X86_64_PC32: S + A - P), and record, for each FDE, the
+ * start its relocation designates (S + A).
+ */
+static int relocd_load(struct relocd *r, const char *obj, int fde_size)
+{
+	int si, ri, symi, i;
+	const Elf64_Rela *rel;
+	const Elf64_Sym *sym;
+	u32 nrel;
+
+	memset(r, 0, sizeof(*r));
+	if (elf_load(&r->e, obj) || r->e.eh->e_type != ET_REL ||
+	    r->e.eh->e_shnum > 256)
+		return -1;
+	for (i = 0; i < r->e.eh->e_shnum; i++)
+		if (r->e.sh[i].sh_flags & SHF_ALLOC)
+			r->addr[i] = 0x7000000ULL + (u64)i * 0x100000;
+	si = elf_sec(&r->e, ".sframe");
+	ri = elf_sec(&r->e, ".rela.sframe");
+	if (si < 0 || ri < 0)
+		return -1;
+	r->sf_size = r->e.sh[si].sh_size;
+	r->sf_addr = r->addr[si];
+	r->sf = malloc(r->sf_size);
+	memcpy(r->sf, r->e.buf + r->e.sh[si].sh_offset, r->sf_size);
+	symi = r->e.sh[ri].sh_link;
+	sym = (const Elf64_Sym *)(r->e.buf + r->e.sh[symi].sh_offset);
+	rel = (const Elf64_Rela *)(r->e.buf + r->e.sh[ri].sh_offset);
+	nrel = r->e.sh[ri].sh_size / sizeof(*rel);
+	for (i = 0; i < (int)nrel; i++) {
+		const Elf64_Sym *s = &sym[ELF64_R_SYM(rel[i].r_info)];
+		u64 S = r->addr[s->st_shndx] + s->st_value;
+		u64 P = r->sf_addr + rel[i].r_offset;
+		s32 v = (s32)(S + rel[i].r_addend - P);
+		u64 fde;
+
+		if (ELF64_R_TYPE(rel[i].r_info) != R_X86_64_PC32 ||
+		    rel[i].r_offset + 4 > r->sf_size ||
+		    (rel[i].r_offset - KUW_SFH_SIZE) % fde_size)
+			return -1;
+		memcpy(r->sf + rel[i].r_offset, &v, 4);
+		fde = (rel[i].r_offset - KUW_SFH_SIZE) / fde_size;
+		if (fde >= COL_MAX_FDES)
+			return -1;
+		r->start[fde] = S + rel[i].r_addend;
+		if (fde + 1 > r->nstart)
+			r->nstart = fde + 1;
+	}
+	r->o.owner = obj;
+	r->o.arch = KUW_ARCH_X86_64;
+	r->o.flags = KUW_OBJ_RELOCATED;
+	elf_text(&r->e, r->addr, &r->o.text_start, &r->o.text_end);
+	return od_parse(&r->od, obj);
+}
+
+static void relocd_free(struct relocd *r)
+{
+	free(r->sf);
+	elf_free(&r->e);
+}
+
+KT_TEST(sframe_as_relocated_v1)
+{
+	struct relocd r;
+	struct col *c = col_new();
+	struct kuw_diag d = { 0 };
+
+	KT_ASSERT(assemble("sfr_x86") == 0);
+	KT_ASSERT(relocd_load(&r, bpath("sfr_x86.o"), KUW_SFDE_V1_SIZE) == 0);
+	KT_EXPECT_EQ(r.nstart, r.od.nfde);
+	KT_EXPECT_EQ(walk(&r.o, r.sf, r.sf_size, r.sf_addr, c, NULL, &d), 0);
+	KT_EXPECT_EQ(d.err, 0);
+	compare(c, &r.od, r.start, KUW_ARCH_X86_64, "relocated v1");
+	/* Two text sections far apart: starts landed in both. */
+	KT_EXPECT(c->nfde == r.od.nfde &&
+		  c->fde[c->nfde - 1].f.start - c->fde[0].f.start >= 0x100000);
+
+	/* Read as a linked image instead, the starts leave the text. */
+	r.o.flags = 0;
+	KT_EXPECT_EQ(walk(&r.o, r.sf, r.sf_size, r.sf_addr, NULL, NULL, NULL),
+		     -KUW_E_BADRANGE);
+	relocd_free(&r);
+	col_free(c);
+}
+
+KT_TEST(sframe_as_relocated_v2)
+{
+	struct relocd r;
+	struct col *c;
+	u8 *v2;
+	u64 n;
+	int pcrel;
+
+	KT_ASSERT(assemble("sfr_x86") == 0);
+	KT_ASSERT(relocd_load(&r, bpath("sfr_x86.o"), KUW_SFDE_V1_SIZE) == 0);
+	v2 = calloc(1, r.sf_size * 2);
+	for (pcrel = 0; pcrel < 2; pcrel++) {
+		/* Field-relative starts, with or without the flag. */
+		c = col_new();
+		n = v1_to_v2(r.sf, r.sf_size, v2, true, true, pcrel);
+		KT_EXPECT_EQ(walk(&r.o, v2, n, r.sf_addr, c, NULL, NULL), 0);
+		compare(c, &r.od, r.start, KUW_ARCH_X86_64,
+			pcrel ? "relocated v2 pcrel" : "relocated v2");
+		col_free(c);
+	}
+	/* A linked image with the PCREL flag: field-relative too. */
+	c = col_new();
+	r.o.flags = 0;
+	n = v1_to_v2(r.sf, r.sf_size, v2, true, true, true);
+	KT_EXPECT_EQ(walk(&r.o, v2, n, r.sf_addr, c, NULL, NULL), 0);
+	compare(c, &r.od, r.start, KUW_ARCH_X86_64, "v2 pcrel linked");
+	col_free(c);
+	free(v2);
+	relocd_free(&r);
+}
+
+/* ---- hand-built sections ---- */
+
+#define SP	KUW_SFRAME_BASE_REG_SP
+#define FP	KUW_SFRAME_BASE_REG_FP
+
+struct bb {
+	u8 b[1024];
+	u32 n;
+};
+
+static void put8(struct bb *b, u8 v)
+{
+	b->b[b->n++] = v;
+}
+
+static void put16(struct bb *b, u16 v)
+{
+	put8(b, v & 0xff);
+	put8(b, v >> 8);
+}
+
+static void put32(struct bb *b, u32 v)
+{
+	put16(b, v & 0xffff);
+	put16(b, v >> 16);
+}
+
+static void set32(struct bb *b, u32 at, u32 v)
+{
+	b->b[at] = v & 0xff;
+	b->b[at + 1] = (v >> 8) & 0xff;
+	b->b[at + 2] = (v >> 16) & 0xff;
+	b->b[at + 3] = v >> 24;
+}
+
+static void hdr(struct bb *b, u8 ver, u8 flags, u8 abi, s8 ffp, s8 fra,
+		u8 aux, u32 nfde, u32 nfre)
+{
+	u32 i;
+
+	b->n = 0;
+	put16(b, KUW_SFRAME_MAGIC);
+	put8(b, ver);
+	put8(b, flags);
+	put8(b, abi);
+	put8(b, (u8)ffp);
+	put8(b, (u8)fra);
+	put8(b, aux);
+	put32(b, nfde);
+	put32(b, nfre);
+	put32(b, 0);		/* fre_len, set by fin() */
+	put32(b, 0);		/* fdeoff */
+	put32(b, 0);		/* freoff, set by fin() */
+	for (i = 0; i < aux; i++)
+		put8(b, 0xa5);
+}
+
+static void fde(struct bb *b, u8 ver, s32 start, u32 size, u32 fre_off,
+		u32 nfre, u8 info, u8 rep)
+{
+	put32(b, (u32)start);
+	put32(b, size);
+	put32(b, fre_off);
+	put32(b, nfre);
+	put8(b, info);
+	if (ver == 2) {
+		put8(b, rep);
+		put16(b, 0);
+	}
+}
+
+/* Mark the end of the FDE array; FREs follow. */
+static u32 fre_begin(struct bb *b)
+{
+	u32 hdr_end = KUW_SFH_SIZE + b->b[KUW_SFH_AUXHDR_LEN];
+
+	set32(b, KUW_SFH_FREOFF, b->n - hdr_end);
+	return b->n;
+}
+
+static void fin(struct bb *b, u32 fre_start)
+{
+	set32(b, KUW_SFH_FRE_LEN, b->n - fre_start);
+}
+
+static void offs(struct bb *b, u32 size, u32 count, const s32 *v)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		if (size == 1)
+			put8(b, (u8)v[i]);
+		else if (size == 2)
+			put16(b, (u16)v[i]);
+		else
+			put32(b, (u32)v[i]);
+	}
+}
+
+/*
+ * AArch64 v2, PCREL, 4-byte aux header, section at 0x20000, text at
+ * 0x10000.  FDE0: PCINC, addr1 FREs, 1- and 2-byte offsets, FP base,
+ * signed RA.  FDE1: PCMASK rep 16, addr2 FREs, 4-byte offsets.
+ */
+#define A64_SEC		0x20000ULL
+#define A64_F0		0x10100ULL
+#define A64_F1		0x10200ULL
+
+static u32 a64_fre0;
+
+static void mk_a64(struct bb *b)
+{
+	u32 fres, f0;
+	s32 o1[] = { 0 };
+	s32 o3[] = { 32, -8, -16 };
+	s32 o3b[] = { 300, -8, -16 };
+	s32 o4a[] = { 0x12345 };
+	s32 o4b[] = { -0x10000, -0x20000 };
+	u32 fde0 = KUW_SFH_SIZE + 4, fde1 = fde0 + KUW_SFDE_V2_SIZE;
+
+	hdr(b, 2, KUW_SFRAME_F_FDE_FUNC_START_PCREL | KUW_SFRAME_F_FDE_SORTED,
+	    KUW_SFRAME_ABI_AARCH64_LE, 0, 0, 4, 2, 5);
+	fde(b, 2, (s32)(A64_F0 - (A64_SEC + fde0)), 0x40, 0, 3,
+	    KUW_SFDE_MKINFO(KUW_SFRAME_FDE_TYPE_PCINC,
+			    KUW_SFRAME_FRE_TYPE_ADDR1), 0);
+	fde(b, 2, (s32)(A64_F1 - (A64_SEC + fde1)), 0x100, 0, 2,
+	    KUW_SFDE_MKINFO(KUW_SFRAME_FDE_TYPE_PCMASK,
+			    KUW_SFRAME_FRE_TYPE_ADDR2), 16);
+	fres = fre_begin(b);
+	a64_fre0 = fres;
+	/* FDE0 */
+	put8(b, 0);
+	put8(b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	offs(b, 1, 1, o1);
+	put8(b, 4);
+	put8(b, KUW_SFRE_MKINFO(SP, 3, KUW_SFRAME_FRE_OFFSET_1B, 1));
+	offs(b, 1, 3, o3);
+	put8(b, 8);
+	put8(b, KUW_SFRE_MKINFO(FP, 3, KUW_SFRAME_FRE_OFFSET_2B, 1));
+	offs(b, 2, 3, o3b);
+	/* FDE1 */
+	f0 = b->n - fres;
+	set32(b, fde1 + KUW_SFDE_FRE_OFF, f0);
+	put16(b, 0);
+	put8(b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_4B, 0));
+	offs(b, 4, 1, o4a);
+	put16(b, 8);
+	put8(b, KUW_SFRE_MKINFO(SP, 2, KUW_SFRAME_FRE_OFFSET_4B, 0));
+	offs(b, 4, 2, o4b);
+	fin(b, fres);
+}
+
+static struct kuw_obj a64_obj = {
+	.owner = "a64", .arch = KUW_ARCH_ARM64,
+	.text_start = 0x10100, .text_end = 0x10300,
+};
+
+static void expect_rule(const struct kuw_rule *r, u8 cfa_reg, s32 cfa_off,
+			int fp_set, s32 fp_off, int ra_set, s32 ra_off,
+			u8 flags, u8 fpreg, u8 rareg)
+{
+	const struct kuw_reg_rule *fp = kuw_rule_find(r, fpreg);
+	const struct kuw_reg_rule *ra = kuw_rule_find(r, rareg);
+
+	KT_EXPECT_EQ(r->cfa_kind, KUW_CFA_REG);
+	KT_EXPECT_EQ(r->cfa_reg, cfa_reg);
+	KT_EXPECT_EQ(r->cfa_off, cfa_off);
+	KT_EXPECT_EQ(r->flags, flags);
+	KT_EXPECT_EQ(r->nregs, fp_set + ra_set);
+	KT_EXPECT_EQ(fp != NULL, fp_set);
+	KT_EXPECT_EQ(ra != NULL, ra_set);
+	if (fp && fp_set) {
+		KT_EXPECT_EQ(fp->kind, KUW_R_OFFSET);
+		KT_EXPECT_EQ(fp->off, fp_off);
+	}
+	if (ra && ra_set) {
+		KT_EXPECT_EQ(ra->kind, KUW_R_OFFSET);
+		KT_EXPECT_EQ(ra->off, ra_off);
+	}
+	if (r->nregs == 2)
+		KT_EXPECT(r->regs[0].reg < r->regs[1].reg);
+}
+
+KT_TEST(sframe_hand_aarch64_v2)
+{
+	struct bb b;
+	struct col *c = col_new();
+	struct kuw_stats st = { 0 };
+
+	mk_a64(&b);
+	KT_ASSERT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, c, &st, NULL), 0);
+	KT_ASSERT_EQ(c->nfde, 2);
+	KT_EXPECT_EQ(st.nfde, 2);
+	KT_EXPECT_EQ(st.nrows, 5);
+	KT_EXPECT_EQ(c->fde[0].f.start, A64_F0);
+	KT_EXPECT_EQ(c->fde[0].f.end, A64_F0 + 0x40);
+	KT_EXPECT_EQ(c->fde[0].f.pcmask, 0);
+	KT_EXPECT_EQ(c->fde[0].f.off, KUW_SFH_SIZE + 4);
+	KT_EXPECT_EQ(c->fde[1].f.start, A64_F1);
+	KT_EXPECT_EQ(c->fde[1].f.pcmask, 16);
+	KT_ASSERT_EQ(c->fde[0].n, 3);
+	KT_ASSERT_EQ(c->fde[1].n, 2);
+	/* CFA = sp + 0, RA still in x30 (leaf entry). */
+	KT_EXPECT_EQ(c->row[0].pc, A64_F0);
+	expect_rule(&c->row[0].r, KUW_A64_SP, 0, 0, 0, 0, 0, 0,
+		    KUW_A64_X29, KUW_A64_X30);
+	KT_EXPECT_EQ(c->row[1].pc, A64_F0 + 4);
+	expect_rule(&c->row[1].r, KUW_A64_SP, 32, 1, -16, 1, -8,
+		    KUW_RF_MANGLED_RA, KUW_A64_X29, KUW_A64_X30);
+	KT_EXPECT_EQ(c->row[2].pc, A64_F0 + 8);
+	expect_rule(&c->row[2].r, KUW_A64_X29, 300, 1, -16, 1, -8,
+		    KUW_RF_MANGLED_RA, KUW_A64_X29, KUW_A64_X30);
+	/* PCMASK rows: offsets inside the 16-byte block. */
+	KT_EXPECT_EQ(c->row[3].pc, 0);
+	expect_rule(&c->row[3].r, KUW_A64_SP, 0x12345, 0, 0, 0, 0, 0,
+		    KUW_A64_X29, KUW_A64_X30);
+	KT_EXPECT_EQ(c->row[4].pc, 8);
+	expect_rule(&c->row[4].r, KUW_A64_SP, -0x10000, 0, 0, 1, -0x20000, 0,
+		    KUW_A64_X29, KUW_A64_X30);
+
+	/* Without the flag the starts are section-relative. */
+	b.b[KUW_SFH_FLAGS] &= ~KUW_SFRAME_F_FDE_FUNC_START_PCREL;
+	KT_EXPECT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, NULL, NULL, NULL),
+		     -KUW_E_BADRANGE);
+	set32(&b, KUW_SFH_SIZE + 4, (u32)(A64_F0 - A64_SEC));
+	set32(&b, KUW_SFH_SIZE + 4 + 20, (u32)(A64_F1 - A64_SEC));
+	col_free(c);
+	c = col_new();
+	KT_EXPECT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, c, NULL, NULL), 0);
+	KT_EXPECT_EQ(c->fde[0].f.start, A64_F0);
+	KT_EXPECT_EQ(c->fde[1].f.start, A64_F1);
+	/* ... unless the object is relocated: then field-relative. */
+	a64_obj.flags = KUW_OBJ_RELOCATED;
+	KT_EXPECT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, NULL, NULL, NULL),
+		     -KUW_E_BADRANGE);
+	a64_obj.flags = 0;
+
+	/* An AArch64 section is refused for an x86_64 object. */
+	a64_obj.arch = KUW_ARCH_X86_64;
+	KT_EXPECT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, NULL, NULL, NULL),
+		     -KUW_E_BADHDR);
+	a64_obj.arch = KUW_ARCH_ARM64;
+	col_free(c);
+}
+
+KT_TEST(sframe_hand_aarch64_fixed_offsets)
+{
+	struct bb b;
+	struct col *c = col_new();
+	u32 fres;
+	s32 off[] = { 16 };
+
+	/* Header-fixed FP and RA offsets apply when the FRE has none. */
+	struct kuw_obj o = { .owner = "a64", .arch = KUW_ARCH_ARM64 };
+
+	hdr(&b, 2, 0, KUW_SFRAME_ABI_AARCH64_LE, -16, -8, 0, 1, 2);
+	fde(&b, 2, 0x100 - 0x1000, 16, 0, 2,
+	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR4) | 0x20, 0);
+	fres = fre_begin(&b);
+	put32(&b, 0);
+	put8(&b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	offs(&b, 1, 1, off);
+	put32(&b, 12);
+	put8(&b, KUW_SFRE_MKINFO(SP, 0, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	fin(&b, fres);
+	KT_ASSERT_EQ(walk(&o, b.b, b.n, 0x1000, c, NULL, NULL), 0);
+	KT_ASSERT_EQ(c->nrow, 2);
+	KT_EXPECT_EQ(c->fde[0].f.start, 0x100);
+	expect_rule(&c->row[0].r, KUW_A64_SP, 16, 1, -16, 1, -8, 0,
+		    KUW_A64_X29, KUW_A64_X30);
+	/* No offsets at all: the return address is undefined (outermost). */
+	KT_EXPECT_EQ(c->row[1].pc, 0x10c);
+	KT_EXPECT_EQ(c->row[1].r.nregs, 1);
+	KT_EXPECT_EQ(c->row[1].r.regs[0].reg, KUW_A64_X30);
+	KT_EXPECT_EQ(c->row[1].r.regs[0].kind, KUW_R_UNDEF);
+	col_free(c);
+}
+
+static struct kuw_obj x86_obj = {
+	.owner = "x86", .arch = KUW_ARCH_X86_64,
+	.text_start = 0x1000, .text_end = 0x9000,
+};
+
+/*
+ * AMD64 v2, section at 0x10000, no PCREL: starts section-relative.
+ * FDE0 at 0x1000 size 0x40: FREs addr1 {0: sp+8}, {1: sp+16 fp c-16},
+ * {4: fp+16 fp c-16}.  Returns the offset of the FRE sub-section.
+ */
+static u32 mk_x86(struct bb *b)
+{
+	u32 fres;
+	s32 a[] = { 8 }, bb2[] = { 16, -16 };
+
+	hdr(b, 2, 0, KUW_SFRAME_ABI_AMD64_LE, 0, -8, 0, 1, 3);
+	fde(b, 2, (s32)(0x1000 - 0x10000), 0x40, 0, 3,
+	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0);
+	fres = fre_begin(b);
+	put8(b, 0);
+	put8(b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	offs(b, 1, 1, a);
+	put8(b, 1);
+	put8(b, KUW_SFRE_MKINFO(SP, 2, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	offs(b, 1, 2, bb2);
+	put8(b, 4);
+	put8(b, KUW_SFRE_MKINFO(FP, 2, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	offs(b, 1, 2, bb2);
+	fin(b, fres);
+	return fres;
+}
+
+KT_TEST(sframe_hand_amd64_v2)
+{
+	struct bb b;
+	struct col *c = col_new();
+
+	mk_x86(&b);
+	KT_ASSERT_EQ(walk(&x86_obj, b.b, b.n, 0x10000, c, NULL, NULL), 0);
+	KT_ASSERT_EQ(c->nrow, 3);
+	KT_EXPECT_EQ(c->fde[0].f.start, 0x1000);
+	KT_EXPECT_EQ(c->row[0].pc, 0x1000);
+	expect_rule(&c->row[0].r, KUW_X86_RSP, 8, 0, 0, 1, -8, 0,
+		    KUW_X86_RBP, KUW_X86_RA);
+	KT_EXPECT_EQ(c->row[1].pc, 0x1001);
+	expect_rule(&c->row[1].r, KUW_X86_RSP, 16, 1, -16, 1, -8, 0,
+		    KUW_X86_RBP, KUW_X86_RA);
+	KT_EXPECT_EQ(c->row[2].pc, 0x1004);
+	expect_rule(&c->row[2].r, KUW_X86_RBP, 16, 1, -16, 1, -8, 0,
+		    KUW_X86_RBP, KUW_X86_RA);
+	col_free(c);
+
+	/* A sink's non-zero return stops the walk and is returned. */
+	c = col_new();
+	c->stop_at_row = 2;
+	KT_EXPECT_EQ(walk(&x86_obj, b.b, b.n, 0x10000, c, NULL, NULL), 99);
+	KT_EXPECT_EQ(c->nrow, 2);
+	col_free(c);
+}
+
+/* One malformed variant of a good section and the error it must give. */
+static void expect_bad(const struct kuw_obj *o, struct bb *b, u64 addr,
+		       int err, u64 off, const char *what)
+{
+	struct kuw_diag d = { 0 };
+	struct col *c = col_new();
+	int rc = walk(o, b->b, b->n, addr, c, NULL, &d);
+
+	if (rc != -err || d.err != err || d.off != off)
+		fprintf(stderr, "  %s: rc %d (%s) at +0x%llx\n", what, rc,
+			kuw_strerror(rc), (unsigned long long)d.off);
+	KT_EXPECT_EQ(rc, -err);
+	KT_EXPECT_EQ(d.err, err);
+	KT_EXPECT_EQ(d.off, off);
+	KT_EXPECT_STR(d.section, ".sframe");
+	KT_EXPECT(!c->bad);
+	col_free(c);
+}
+
+KT_TEST(sframe_malformed_header)
+{
+	struct bb b, g;
+	u32 fres;
+
+	fres = mk_x86(&g);
+	b = g;
+	b.b[0] = 0xe3;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADMAGIC, 0, "magic");
+	b = g;
+	b.b[0] = 0xde;			/* byte-swapped: big endian */
+	b.b[1] = 0xe2;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADMAGIC, 0, "swapped magic");
+	b = g;
+	b.b[2] = 3;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADVER, 2, "version 3");
+	b = g;
+	b.b[2] = 0;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADVER, 2, "version 0");
+	b = g;
+	b.b[3] = 0x8;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 3, "unknown flag");
+	b = g;
+	b.b[4] = KUW_SFRAME_ABI_AARCH64_BE;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 4, "aarch64 BE");
+	b.b[4] = KUW_SFRAME_ABI_S390X_BE;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 4, "s390x");
+	b.b[4] = 0;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 4, "abi 0");
+	b = g;
+	b.b[6] = 0;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 6, "amd64 no fixed RA");
+	/* Truncated header, every length below 28. */
+	for (b = g; b.n > 0; ) {
+		b.n--;
+		if (b.n < KUW_SFH_SIZE)
+			expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, b.n,
+				   "short header");
+	}
+	b = g;
+	b.n = 0;
+	KT_EXPECT_EQ(kuw_sfr_walk(&x86_obj, &(struct kuw_sec){ NULL, 0, 0 },
+				  NULL, NULL, NULL), -KUW_E_TRUNC);
+	/* Aux header longer than the section. */
+	b = g;
+	b.b[7] = 255;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 7, "auxhdr");
+	/* FDE array beyond the section (num_fdes, fdeoff). */
+	b = g;
+	set32(&b, KUW_SFH_NUM_FDES, 0x10000000);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 8, "num_fdes");
+	b = g;
+	set32(&b, KUW_SFH_FDEOFF, 0xfffffff0);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 8, "fdeoff");
+	/* FRE sub-section beyond the section. */
+	b = g;
+	set32(&b, KUW_SFH_FRE_LEN, b.n - fres + 1);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 16, "fre_len");
+	b = g;
+	set32(&b, KUW_SFH_FREOFF, 0xffffffff);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 16, "freoff");
+	/* FRE sub-section overlapping the FDEs. */
+	b = g;
+	set32(&b, KUW_SFH_FREOFF, 4);
+	set32(&b, KUW_SFH_FRE_LEN, 8);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 24, "overlap");
+	/* More FREs than fre_len could hold, or than the FDEs use. */
+	b = g;
+	set32(&b, KUW_SFH_NUM_FRES, 1000);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN, 12, "num_fres big");
+	b = g;
+	set32(&b, KUW_SFH_NUM_FRES, 4);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN, 12, "num_fres > sum");
+	b = g;
+	set32(&b, KUW_SFH_NUM_FRES, 2);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN,
+		   KUW_SFH_SIZE + KUW_SFDE_NUM_FRES, "num_fres < sum");
+}
+
+KT_TEST(sframe_malformed_fde_fre)
+{
+	struct bb b, g;
+	u32 fres, f = KUW_SFH_SIZE;
+
+	fres = mk_x86(&g);
+	/* FDE info: FRE type 3, unused bits, PAuth key on AMD64. */
+	b = g;
+	b.b[f + 16] = 3;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, f + 16, "fre type");
+	b.b[f + 16] = 0x40;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, f + 16, "unused");
+	b.b[f + 16] = 0x20;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, f + 16, "pauth");
+	/* Function outside the text, and wrapping around. */
+	b = g;
+	set32(&b, f, (u32)(0x9000 - 0x10000));
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADRANGE, f, "past text");
+	b = g;
+	set32(&b, f + 4, 0x8001);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADRANGE, f, "size");
+	{
+		struct kuw_obj any = { .owner = "x", .arch = KUW_ARCH_X86_64 };
+
+		b = g;
+		set32(&b, f, 0);
+		set32(&b, f + 4, 0x1000);
+		expect_bad(&any, &b, ~0ULL - 0x100, KUW_E_BADRANGE, f + 4,
+			   "wraps");
+	}
+	/* FRE range starting outside the FRE sub-section. */
+	b = g;
+	set32(&b, f + 8, b.n - fres);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN, f + 8, "fre_off");
+	/* FREs running off the end of the sub-section. */
+	b = g;
+	set32(&b, f + 8, 7);		/* 3rd FRE first: 3 FREs won't fit */
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, fres + 11, "fre run");
+	b = g;
+	set32(&b, KUW_SFH_FRE_LEN, b.n - fres - 1);	/* last offset cut */
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, fres + 7, "fre cut");
+	/* Unsorted and equal FRE starts. */
+	b = g;
+	b.b[fres + 3] = 0;		/* 2nd start 1 -> 0 */
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_UNSORTED, fres + 3, "equal");
+	b = g;
+	b.b[fres + 7] = 0;		/* 3rd start 4 -> 0 */
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_UNSORTED, fres + 7, "back");
+	/* FRE past the function's end. */
+	b = g;
+	b.b[fres + 7] = 0x40;
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLOC, fres + 7, "past end");
+	/* FRE info: offset size 3, too many offsets, signed RA on AMD64. */
+	b = g;
+	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 1, 3, 0);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "osize");
+	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 3, 0, 0);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "count 3");
+	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 15, 0, 0);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "count15");
+	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 1, 0, 1);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "mangled");
+	/* A zero-size function may have one FRE at 0 only. */
+	b = g;
+	set32(&b, f + 4, 0);
+	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLOC, fres + 3, "empty fn");
+}
+
+KT_TEST(sframe_malformed_aarch64)
+{
+	struct bb b, g;
+
+	mk_a64(&g);
+	/* Four offsets is one too many for AArch64. */
+	b = g;
+	b.b[a64_fre0 + 1] = KUW_SFRE_MKINFO(SP, 4, 0, 0);
+	expect_bad(&a64_obj, &b, A64_SEC, KUW_E_BADTYPE, a64_fre0 + 1,
+		   "a64 count 4");
+	/* PCMASK FRE beyond the 16-byte block. */
+	b = g;
+	b.b[b.n - 11] = 16;		/* last FRE: u16 start, info, 8 bytes */
+	expect_bad(&a64_obj, &b, A64_SEC, KUW_E_BADLOC, b.n - 11,
+		   "pcmask past block");
+	/* Version 1 has no rep_size: an AArch64 v1 PCMASK FDE is refused. */
+	{
+		struct bb v;
+		u32 fres;
+		s32 o[] = { 0 };
+
+		hdr(&v, 1, 0, KUW_SFRAME_ABI_AARCH64_LE, 0, 0, 0, 1, 1);
+		fde(&v, 1, (s32)(A64_F1 - A64_SEC), 16, 0, 1,
+		    KUW_SFDE_MKINFO(1, 0), 0);
+		fres = fre_begin(&v);
+		put8(&v, 0);
+		put8(&v, KUW_SFRE_MKINFO(SP, 1, 0, 0));
+		offs(&v, 1, 1, o);
+		fin(&v, fres);
+		expect_bad(&a64_obj, &v, A64_SEC, KUW_E_BADTYPE,
+			   KUW_SFH_SIZE + 16, "a64 v1 pcmask");
+		/* The same FDE as PCINC is fine. */
+		v.b[KUW_SFH_SIZE + 16] = 0;
+		KT_EXPECT_EQ(walk(&a64_obj, v.b, v.n, A64_SEC, NULL, NULL,
+				  NULL), 0);
+	}
+}
+
+/* Every truncation and every single-byte corruption: no crash, no hang. */
+KT_TEST(sframe_mutations)
+{
+	struct bb g, b;
+	u32 i, n, bit;
+	struct col *c = col_new();
+	int ok = 0, bad = 0;
+
+	mk_a64(&g);
+	for (n = 0; n <= g.n; n++) {
+		b = g;
+		b.n = n;
+		c->nfde = c->nrow = 0;
+		if (walk(&a64_obj, b.b, b.n, A64_SEC, c, NULL, NULL))
+			bad++;
+		else
+			ok++;
+	}
+	/* Only the full section parses (its last FRE ends it). */
+	KT_EXPECT_EQ(ok, 1);
+	for (i = 0; i < g.n; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			int rc;
+
+			b = g;
+			b.b[i] ^= 1u << bit;
+			c->nfde = c->nrow = 0;
+			rc = walk(&a64_obj, b.b, b.n, A64_SEC, c, NULL, NULL);
+			KT_EXPECT(rc <= 0 && rc > -KUW_E__COUNT);
+			KT_EXPECT(c->nrow <= 5);
+		}
+	}
+	(void)bad;
+	col_free(c);
+}

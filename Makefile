@@ -42,10 +42,11 @@ $(B)/kunwind-dump-asan: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_
 
 $(B)/tests/runner: $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR) tests/kt.h
 	@mkdir -p $(B)/tests
-	$(CC) $(HOST_CFLAGS) -Itests -O1 $(SAN) -o $@ $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC)
+	$(CC) $(HOST_CFLAGS) -Itests -O1 $(SAN) -Wa,--gsframe -o $@ $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
 tools: $(B)/kunwind-dump
 
+# The runner carries .sframe too (-Wa,--gsframe): tests unwind it.
 # Host tests: unit tests (runner) then the differential tests against
 # binutils.  Each prints "N passed, N failed"; scripts/check.sh adds them up.
 test-host: $(B)/kunwind-dump $(B)/kunwind-dump-asan $(B)/tests/runner

@@ -6,6 +6,7 @@
  */
 #include "engine.h"
 #include "arch.h"
+#include "read.h"
 
 /* AArch64 kernel addresses: a signed (PAC) return address gets its top bits back. */
 #define KUW_A64_VA_BITS	48
@@ -61,24 +62,21 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
 		     const struct kuw_regs *regs, u64 cfa, bool have_cfa,
 		     void *mem_ctx, u64 *out)
 {
-	u64 pos, len = 0;
-	u32 shift = 0;
-	u8 byte;
+	struct kuw_cur c;
+	u64 len;
+	int ret;
 
 	if (!sec || off < 0 || (u64)off >= sec_size)
 		return -KUW_E_INVAL;
-	/* the length was checked at load; decode it with the same bounds */
-	pos = off;
-	do {
-		if (pos >= sec_size || shift > 28)
-			return -KUW_E_TRUNC;
-		byte = sec[pos++];
-		len |= (u64)(byte & 0x7f) << shift;
-		shift += 7;
-	} while (byte & 0x80);
-	if (len > sec_size - pos)
+	/* checked at load; decoded again with the same bounds */
+	kuw_cur_init(&c, sec, sec_size, 0);
+	c.pos = off;
+	ret = kuw_rd_uleb(&c, &len);
+	if (ret)
+		return ret;
+	if (len > kuw_cur_left(&c))
 		return -KUW_E_TRUNC;
-	return kuw_dwop_eval(sec + pos, len, regs, cfa, have_cfa, cfa,
+	return kuw_dwop_eval(sec + c.pos, len, regs, cfa, have_cfa, cfa,
 			     have_cfa, mem_ctx, out);
 }
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or reuse) the kunwind test kernel and print its build dir (KDIR).
+#
+#   scripts/build-kernel.sh            profile from $KCONFIG (default base)
+#
+# Recipe: Debian's linux-source-6.1, untarred into the cache and patched with
+# scripts/patches/*.patch (keeps .eh_frame/.sframe of vmlinux between
+# symbols); `make tinyconfig` + scripts/kconfig/base.config (+ <profile>.config);
+# built with KCFLAGS="-fasynchronous-unwind-tables -Wa,--gsframe" through
+# ccache, target `all` (so Module.symvers exists and modpost checks module
+# links).  The build dir is keyed on a hash of everything that goes in, so a
+# second run reuses it and any change to a fragment or patch rebuilds.
+. "$(dirname "$0")/lib.sh"
+
+frags=("$REPO/scripts/kconfig/base.config")
+if [ "$KCONFIG" != base ]; then
+	[ -f "$REPO/scripts/kconfig/$KCONFIG.config" ] ||
+		die "unknown KCONFIG profile '$KCONFIG' (see scripts/kconfig/)"
+	frags+=("$REPO/scripts/kconfig/$KCONFIG.config")
+fi
+patches=("$REPO"/scripts/patches/*.patch)
+tarball=$(kuw_tarball)
+
+src_key=$( {
+	echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
+	cat "${patches[@]}"
+} | sha256sum | cut -c1-12)
+build_key=$( {
+	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
+	cat "${frags[@]}"
+} | sha256sum | cut -c1-12)
+
+SRC="$CACHE/src/linux-6.1-$src_key"
+OUT="$CACHE/kbuild/$KCONFIG-$build_key"
+mkdir -p "$CACHE/src" "$CACHE/kbuild"
+
+exec 9>"$CACHE/kbuild.lock"
+if ! flock -n 9; then
+	log "another kernel build is running; waiting for it"
+	flock 9
+fi
+
+if [ -f "$OUT/.kuw-done" ]; then
+	log "reusing test kernel $OUT"
+	echo "$OUT"
+	exit 0
+fi
+
+if [ ! -f "$SRC/.kuw-ok" ]; then
+	log "untarring $(basename "$tarball") into $SRC"
+	rm -rf "$SRC" "$SRC.tmp"
+	mkdir -p "$SRC.tmp"
+	tar -xf "$tarball" -C "$SRC.tmp" --strip-components=1
+	for p in "${patches[@]}"; do
+		log "applying $(basename "$p")"
+		patch -d "$SRC.tmp" -p1 --forward --quiet <"$p" ||
+			die "patch $(basename "$p") does not apply"
+	done
+	touch "$SRC.tmp/.kuw-ok"
+	mv "$SRC.tmp" "$SRC"
+fi
+
+log "configuring $KCONFIG kernel in $OUT"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+export CCACHE_DIR="$CACHE/ccache"
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
+export CCACHE_NOHASHDIR=1
+export CCACHE_BASEDIR="$CACHE"
+kmake() {
+	make -C "$SRC" O="$OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
+		KCFLAGS="$KUW_KCFLAGS" "$@"
+}
+kmake -s tinyconfig >/dev/null
+"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" \
+	"${frags[@]}" >/dev/null
+kmake -s olddefconfig >/dev/null
+
+# Every fragment line must survive olddefconfig (KALLSYMS_ALL, for one,
+# silently vanishes without DEBUG_KERNEL).
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		grep -qx "$line" "$OUT/.config" ||
+			{ log "config lost: $line"; bad=1; } ;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		if grep -q "^$opt=" "$OUT/.config"; then
+			log "config lost: $line"
+			bad=1
+		fi ;;
+	esac
+done < <(cat "${frags[@]}")
+[ "$bad" = 0 ] || die "config fragment did not survive olddefconfig"
+
+log "building kernel (make -j$JOBS all; ~4-5 min cold on 2 cores)"
+start=$(date +%s)
+if ! kmake -j"$JOBS" all >"$OUT/build.log" 2>&1; then
+	tail -n 40 "$OUT/build.log" >&2
+	die "kernel build failed (log: $OUT/build.log)"
+fi
+if grep -E "warning: orphan section|objtool: .*warning|WARNING: modpost" "$OUT/build.log" >&2; then
+	log "note: warnings above in the kernel build"
+fi
+for s in __eh_frame_start __eh_frame_end __sframe_start __sframe_end; do
+	grep -q " $s\$" "$OUT/System.map" || die "$s missing from System.map"
+done
+log "kernel built in $(( $(date +%s) - start ))s"
+touch "$OUT/.kuw-done"
+
+# Keep the cache bounded: drop other builds of this profile.
+for d in "$CACHE"/kbuild/"$KCONFIG"-*; do
+	[ "$d" = "$OUT" ] || [ ! -d "$d" ] || rm -rf "$d"
+done
+echo "$OUT"

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the kunwind test bed.  Sourced by scripts/*.sh.
+#
+# Environment knobs (all optional):
+#   KUNWIND_CACHE   cache dir (kernel trees, builds, ccache, downloads);
+#                   default ${XDG_CACHE_HOME:-$HOME/.cache}/kunwind.  Outside
+#                   the repository so a fresh clone on the same machine
+#                   reuses it.
+#   KCONFIG         kernel profile: "base" (default) or "debug" (KASAN,
+#                   lockdep, atomic-sleep checks...).
+#   KUNWIND_ACCEL   force QEMU accelerator: "kvm" or "tcg" (default: probe).
+#   KUNWIND_TIMEOUT guest timeout in seconds.
+#   JOBS            make -j for the kernel build (default: min(nproc, 2)).
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
+KCONFIG=${KCONFIG:-base}
+if [ -z "${JOBS:-}" ]; then
+	JOBS=$(nproc)
+	[ "$JOBS" -gt 2 ] || JOBS=2
+fi
+mkdir -p "$CACHE"
+
+# Bump when the kernel recipe below changes in a way the hashed inputs
+# (config fragments, patches, flags) do not show.
+KUW_RECIPE=1
+KUW_KCFLAGS="-fasynchronous-unwind-tables -Wa,--gsframe"
+
+log() { printf '[kunwind] %s\n' "$*" >&2; }
+die() { printf '[kunwind] error: %s\n' "$*" >&2; exit 1; }
+
+# Debian packages the test bed needs.  Installed with apt-get when missing
+# (root only); otherwise we stop and say what is missing.
+KUW_PKGS="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison
+libelf-dev libssl-dev dwarves cpio xz-utils kmod make rsync python3 ccache
+gcc libc6-dev binutils patch git"
+
+kuw_have_pkg() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+# kuw_install PKG...: install the given Debian packages if any is missing.
+kuw_install() {
+	local missing=() p
+	for p in "$@"; do
+		kuw_have_pkg "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		die "missing Debian packages: ${missing[*]} (run as root, or apt-get install them)"
+	fi
+	log "installing: ${missing[*]}"
+	# Shared machines: wait for another apt to finish instead of failing.
+	(
+		flock -w 900 9 || die "apt lock timeout"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	) 9>"$CACHE/apt.lock"
+}
+
+kuw_deps() {
+	# shellcheck disable=SC2086
+	kuw_install $KUW_PKGS
+}
+
+# The kernel source tarball shipped by linux-source-6.1.
+kuw_tarball() {
+	local t
+	t=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null || true)
+	[ -n "$t" ] || die "/usr/src/linux-source-6.1.tar.xz not found (package linux-source-6.1)"
+	echo "$t"
+}
+
+# Host TSC frequency in kHz, for tsc_early_khz= (under TCG the guest's TSC
+# is the host's; without it the minimal guest falls back to jiffies and
+# ktime moves in 4 ms steps).
+kuw_tsc_khz() {
+	local mhz
+	mhz=$( (dmesg 2>/dev/null || true) |
+		sed -n 's/.*tsc: \(Refined TSC clocksource calibration\|Detected\): \([0-9.]*\) MHz.*/\2/p' |
+		tail -n 1)
+	[ -n "$mhz" ] || mhz=$(awk -F: '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
+	[ -n "$mhz" ] || mhz=1000
+	awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 }'
+}
+
+# kuw_accel: "kvm" if /dev/kvm really boots a guest, "tcg" otherwise.  On
+# nested machines /dev/kvm exists but guests stall in the decompressor, so
+# we boot a tiny probe with a short timeout once and remember the answer
+# in the cache.  $1 = kernel image to probe with.
+kuw_accel() {
+	local kernel=$1 f="$CACHE/accel" out
+	if [ -n "${KUNWIND_ACCEL:-}" ]; then
+		echo "$KUNWIND_ACCEL"
+		return
+	fi
+	if [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	if [ -s "$f" ]; then
+		cat "$f"
+		return
+	fi
+	log "probing KVM (a short boot)"
+	out=$(timeout 15 qemu-system-x86_64 -accel kvm -cpu host -m 128M \
+		-nographic -no-reboot -kernel "$kernel" \
+		-append "console=ttyS0 panic=-1 rdinit=/nonexistent" 2>&1 </dev/null || true)
+	if printf '%s' "$out" | grep -q "Linux version"; then
+		echo kvm >"$f"
+	else
+		echo tcg >"$f"
+	fi
+	log "accelerator: $(cat "$f")"
+	cat "$f"
+}
+
+# kuw_qemu KERNEL INITRD LOG TIMEOUT APPEND [MEM]: boot the guest on the
+# serial console, -smp 2, output to LOG; $QEMU_EXTRA adds options.
+# Returns 0 if the guest ended itself, 124 on timeout.
+kuw_qemu() {
+	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-256M}
+	local accel cpu rc=0
+	accel=$(kuw_accel "$kernel")
+	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
+	log "booting $(basename "$kernel") ($accel, -smp 2, timeout ${tmo}s)"
+	timeout -k 5 "$tmo" qemu-system-x86_64 \
+		-accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
+		-nographic -no-reboot -monitor none -serial stdio \
+		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 $append" \
+		</dev/null >"$logf.raw" 2>&1 || rc=$?
+	tr -d '\r' <"$logf.raw" >"$logf"
+	rm -f "$logf.raw"
+	return "$rc"
+}
+
+# kuw_build_modules KDIR WORK: copy the repository to WORK/src (the work tree
+# may be shared, and out-of-tree builds write objects next to the sources)
+# and build kunwind.ko and the test modules there.  Log in WORK/modules.log.
+kuw_build_modules() {
+	local kdir=$1 work=$2
+	mkdir -p "$work/src"
+	rsync -a --delete --exclude=.git --exclude=/build --exclude='*.o' \
+		--exclude='*.ko' --exclude='.*.cmd' "$REPO/" "$work/src/"
+	if ! make -C "$kdir" M="$work/src" -j"$JOBS" modules \
+		>"$work/modules.log" 2>&1; then
+		cat "$work/modules.log" >&2
+		log "module build failed"
+		return 1
+	fi
+	grep -E "warning|WARNING" "$work/modules.log" >&2 || true
+	[ -f "$work/src/kunwind.ko" ] || { log "kunwind.ko was not built"; return 1; }
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Pull call traces out of a guest serial log.
+
+    oops_traces.py LOG            kernel's and kunwind's traces side by side
+    oops_traces.py LOG --kernel   the kernel's trace, one frame a line
+    oops_traces.py LOG --kunwind  kunwind's trace, one frame a line
+
+The kernel's trace is the first "Call Trace:" block of an oops (frames
+between <TASK> and </TASK>, or the indented lines that follow); kunwind's
+is the block that follows "kunwind: Call Trace:".
+"""
+import re
+import sys
+
+TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+
+def messages(lines):
+    for raw in lines:
+        line = raw.rstrip('\n')
+        if TS.match(line):
+            yield TS.sub('', line, count=1)
+
+
+def kernel_trace(msgs):
+    """The faulting function (from RIP), then the Call Trace frames."""
+    frames, inside = [], False
+    for m in msgs:
+        if not inside:
+            r = re.match(r'^RIP: 0010:(.*\S)', m)
+            if r and not frames:
+                frames.append(r.group(1))
+            if m.strip() == 'Call Trace:':
+                inside = True
+            continue
+        s = m.strip()
+        if s in ('<TASK>', '<IRQ>', '</IRQ>'):
+            continue
+        if s == '</TASK>' or not m.startswith(' '):
+            break
+        frames.append(s)
+    return frames
+
+
+def kunwind_trace(msgs):
+    frames, inside = [], False
+    for m in msgs:
+        if not inside:
+            if re.match(r'^kunwind: Call Trace:', m):
+                inside = True
+            continue
+        s = m
+        if s.startswith('kunwind:'):
+            s = s[len('kunwind:'):]
+        elif not s.startswith(' '):
+            break
+        s = s.strip()
+        if not s or s.startswith('Call Trace') or s.startswith('end of'):
+            if frames:
+                break
+            continue
+        if s in ('<TASK>', '</TASK>', '<IRQ>', '</IRQ>'):
+            continue
+        frames.append(s)
+        if len(frames) >= 64:
+            break
+    return frames
+
+
+def main():
+    with open(sys.argv[1], errors='replace') as f:
+        msgs = list(messages(f))
+    k, u = kernel_trace(msgs), kunwind_trace(msgs)
+    mode = sys.argv[2] if len(sys.argv) > 2 else ''
+    if mode == '--kernel':
+        print('\n'.join(k))
+        return 0
+    if mode == '--kunwind':
+        print('\n'.join(u))
+        return 0
+    w = max([len(x) for x in k] + [len("kernel (ORC)")]) + 2
+    print('%-*s| %s' % (w, 'kernel (ORC)', 'kunwind'))
+    print('%s+%s' % ('-' * w, '-' * (w + 2)))
+    for i in range(max(len(k), len(u), 1)):
+        a = k[i] if i < len(k) else ''
+        b = u[i] if i < len(u) else ''
+        if i == 0 and not u:
+            b = '(no "kunwind: Call Trace:" in the log)'
+        print('%-*s| %s' % (w, a, b))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -277,7 +277,7 @@ static const char blob_asm[] =
 
 KT_TEST(blob_carries_a_real_eh_frame)
 {
-	char src[512], obj[512], exe[512], cmd[2048];
+	char src[512], obj[512], exe[512], cmd[4096];
 	struct kuw_table *t1 = NULL, *t2 = NULL;
 	const struct kuw_elf_sec *es;
 	struct kuw_diag d = { 0 };

@@ -3,9 +3,44 @@
 #include "engine.h"
 
 static const char *const kuw_err_names[KUW_E__COUNT] = {
-#define KUW_X_NAME(n, s) [KUW_E_##n] = s,
-	KUW_ERRORS(KUW_X_NAME)
-#undef KUW_X_NAME
+	[KUW_E_OK] = "ok",
+	[KUW_E_TRUNC] = "truncated",
+	[KUW_E_BADLEN] = "bad length",
+	[KUW_E_BADVER] = "unsupported version",
+	[KUW_E_BADAUG] = "bad augmentation",
+	[KUW_E_BADENC] = "bad pointer encoding",
+	[KUW_E_BADCIE] = "bad CIE pointer",
+	[KUW_E_BADID] = "bad CIE id",
+	[KUW_E_BADALIGN] = "bad alignment factor",
+	[KUW_E_BADRANGE] = "address range outside text",
+	[KUW_E_OVERLAP] = "overlapping FDEs",
+	[KUW_E_BADOP] = "unknown opcode",
+	[KUW_E_BADREG] = "register out of range",
+	[KUW_E_REMEMBER] = "remember_state stack overflow",
+	[KUW_E_RESTORE] = "restore_state without remember_state",
+	[KUW_E_BADLOC] = "location outside FDE or going backwards",
+	[KUW_E_BADHDR] = "bad header",
+	[KUW_E_BADMAGIC] = "bad magic",
+	[KUW_E_UNSORTED] = "table not sorted",
+	[KUW_E_BADTYPE] = "bad FRE or FDE type",
+	[KUW_E_EXPR_STACK] = "expression stack fault",
+	[KUW_E_EXPR_DIV0] = "division by zero",
+	[KUW_E_EXPR_BRANCH] = "branch outside expression",
+	[KUW_E_EXPR_BUDGET] = "expression operation budget exhausted",
+	[KUW_E_EXPR_OP] = "unsupported expression operation",
+	[KUW_E_TOOBIG] = "table too large",
+	[KUW_E_NOMEM] = "out of memory",
+	[KUW_E_FAULT] = "memory read fault",
+	[KUW_E_NOINFO] = "no unwind info for pc",
+	[KUW_E_END] = "end of stack",
+	[KUW_E_BADSP] = "stack pointer did not move up",
+	[KUW_E_BADSTACK] = "address outside known stacks",
+	[KUW_E_LIMIT] = "frame limit reached",
+	[KUW_E_BADRA] = "return address not in kernel text",
+	[KUW_E_INVAL] = "invalid argument",
+	[KUW_E_BADSUM] = "checksum mismatch",
+	[KUW_E_NOCFA] = "CFA rule not defined",
+	[KUW_E_BADOFF] = "offset does not fit 32 bits",
 };
 
 const char *kuw_strerror(int err)

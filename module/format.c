@@ -40,10 +40,7 @@ struct kuw_buf {
 	u32 pos;
 };
 
-static void kuw_put(struct kuw_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void kuw_put(struct kuw_buf *b, const char *fmt, ...)
+static __printf(2, 3) void kuw_put(struct kuw_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

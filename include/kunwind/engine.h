@@ -11,53 +11,48 @@
 #include "env.h"
 
 /*
- * Every error and stop reason has one name, printed the same way by the
- * CLI, the kernel log and debugfs.  X(enum suffix, text).
+ * Every error and stop reason has one name (module/err.c), printed the same
+ * way by the CLI, the kernel log and debugfs.  New codes go at the end.
  */
-#define KUW_ERRORS(X)						\
-	X(OK,		"ok")						\
-	X(TRUNC,	"truncated")					\
-	X(BADLEN,	"bad length")					\
-	X(BADVER,	"unsupported version")				\
-	X(BADAUG,	"bad augmentation")				\
-	X(BADENC,	"bad pointer encoding")				\
-	X(BADCIE,	"bad CIE pointer")				\
-	X(BADID,	"bad CIE id")					\
-	X(BADALIGN,	"bad alignment factor")				\
-	X(BADRANGE,	"address range outside text")			\
-	X(OVERLAP,	"overlapping FDEs")				\
-	X(BADOP,	"unknown opcode")				\
-	X(BADREG,	"register out of range")			\
-	X(REMEMBER,	"remember_state stack overflow")		\
-	X(RESTORE,	"restore_state without remember_state")		\
-	X(BADLOC,	"location outside FDE or going backwards")	\
-	X(BADHDR,	"bad header")					\
-	X(BADMAGIC,	"bad magic")					\
-	X(UNSORTED,	"table not sorted")				\
-	X(BADTYPE,	"bad FRE or FDE type")				\
-	X(EXPR_STACK,	"expression stack fault")			\
-	X(EXPR_DIV0,	"division by zero")				\
-	X(EXPR_BRANCH,	"branch outside expression")			\
-	X(EXPR_BUDGET,	"expression operation budget exhausted")	\
-	X(EXPR_OP,	"unsupported expression operation")		\
-	X(TOOBIG,	"table too large")				\
-	X(NOMEM,	"out of memory")				\
-	X(FAULT,	"memory read fault")				\
-	X(NOINFO,	"no unwind info for pc")			\
-	X(END,		"end of stack")					\
-	X(BADSP,	"stack pointer did not move up")		\
-	X(BADSTACK,	"address outside known stacks")			\
-	X(LIMIT,	"frame limit reached")				\
-	X(BADRA,	"return address not in kernel text")		\
-	X(INVAL,	"invalid argument")				\
-	X(BADSUM,	"checksum mismatch")				\
-	X(NOCFA,	"CFA rule not defined")				\
-	X(BADOFF,	"offset does not fit 32 bits")
-
 enum kuw_err {
-#define KUW_X_ENUM(n, s) KUW_E_##n,
-	KUW_ERRORS(KUW_X_ENUM)
-#undef KUW_X_ENUM
+	KUW_E_OK,
+	KUW_E_TRUNC,
+	KUW_E_BADLEN,
+	KUW_E_BADVER,
+	KUW_E_BADAUG,
+	KUW_E_BADENC,
+	KUW_E_BADCIE,
+	KUW_E_BADID,
+	KUW_E_BADALIGN,
+	KUW_E_BADRANGE,
+	KUW_E_OVERLAP,
+	KUW_E_BADOP,
+	KUW_E_BADREG,
+	KUW_E_REMEMBER,
+	KUW_E_RESTORE,
+	KUW_E_BADLOC,
+	KUW_E_BADHDR,
+	KUW_E_BADMAGIC,
+	KUW_E_UNSORTED,
+	KUW_E_BADTYPE,
+	KUW_E_EXPR_STACK,
+	KUW_E_EXPR_DIV0,
+	KUW_E_EXPR_BRANCH,
+	KUW_E_EXPR_BUDGET,
+	KUW_E_EXPR_OP,
+	KUW_E_TOOBIG,
+	KUW_E_NOMEM,
+	KUW_E_FAULT,
+	KUW_E_NOINFO,
+	KUW_E_END,
+	KUW_E_BADSP,
+	KUW_E_BADSTACK,
+	KUW_E_LIMIT,
+	KUW_E_BADRA,
+	KUW_E_INVAL,
+	KUW_E_BADSUM,
+	KUW_E_NOCFA,
+	KUW_E_BADOFF,
 	KUW_E__COUNT
 };
 

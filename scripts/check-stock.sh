@@ -44,6 +44,7 @@ if [ ! -f "$ST/.kuw-ok" ]; then
 	log "downloading $img and headers"
 	rm -rf "$ST"
 	mkdir -p "$ST/debs" "$ST/root"
+	chmod 777 "$ST/debs"	# apt's sandbox user writes there
 	flavour=${kver%-amd64}
 	(cd "$ST/debs" && apt-get download -q "linux-image-$kver" \
 		"linux-headers-$kver" "linux-headers-$flavour-common" \
@@ -71,26 +72,30 @@ else
 fi
 [ -f "$WORK/src/kunit/demo_oops.ko" ] && hres ok "build demo_oops.ko (payload)" ||
 	hres fail "build demo_oops.ko (payload)"
-if readelf -SW "$WORK/src/kunit/demo_oops.ko" | grep -q ' \.eh_frame ' &&
-	readelf -SW "$WORK/src/kunit/demo_oops.ko" | grep -q ' \.sframe '; then
+secs=$(readelf -SW "$WORK/src/kunit/demo_oops.ko")
+if grep -q ' \.eh_frame ' <<<"$secs" && grep -q ' \.sframe ' <<<"$secs"; then
 	hres ok "demo_oops.ko carries .eh_frame and .sframe"
 else
 	hres fail "demo_oops.ko carries .eh_frame and .sframe"
 fi
 
+stockfiles=()
+
 # --- dkms -----------------------------------------------------------------
 if [ "$(id -u)" = 0 ] && { kuw_have_pkg dkms || kuw_install dkms; }; then
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 	D="$WORK/dkms"
-	mkdir -p "$D/tree" "$D/install"
+	mkdir -p "$D/tree" "$D/install/$kver" "$D/src"
 	rsync -a --exclude=.git --exclude=/build "$WORK/src/" "$D/src/kunwind-$ver/"
 	make -C "$KDIR" M="$D/src/kunwind-$ver" clean >/dev/null 2>&1 || true
 	dk=(dkms --dkmstree "$D/tree" --sourcetree "$D/src" --installtree "$D/install"
 		-m kunwind -v "$ver" -k "$kver" --kernelsourcedir "$KDIR")
 	if "${dk[@]}" add >"$D.log" 2>&1 && "${dk[@]}" build >>"$D.log" 2>&1 &&
-		"${dk[@]}" install --force >>"$D.log" 2>&1 &&
-		find "$D/install" -name 'kunwind.ko*' | grep -q .; then
+		"${dk[@]}" install --force --no-depmod >>"$D.log" 2>&1 &&
+		dko=$(find "$D/install" -name 'kunwind.ko' | head -n 1) &&
+		[ -n "$dko" ]; then
 		hres ok "dkms add/build/install against linux-headers-$kver"
+		stockfiles+=("/lib/kunwind/dkms/kunwind.ko=$dko")
 	else
 		tail -n 30 "$D.log" >&2
 		hres fail "dkms add/build/install against linux-headers-$kver"
@@ -103,7 +108,8 @@ fi
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/stock.sh" \
 	"/etc/kuw-common.sh=$REPO/scripts/init/common.sh" \
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
-	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko"
+	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
+	${stockfiles[@]+"${stockfiles[@]}"}
 L="$CACHE/logs/stock-last.log"
 stamp "booting Debian's kernel (~10 s under TCG)"
 kuw_qemu "$VMLINUZ" "$WORK/initrd.gz" "$L" "${KUNWIND_TIMEOUT:-300}" \

@@ -29,4 +29,8 @@ else
 fi
 check "rmmod demo_oops" rmmod demo_oops
 check "rmmod kunwind" rmmod kunwind
+if [ -f $KUW_MODDIR/dkms/kunwind.ko ]; then
+	check "insmod dkms-built kunwind.ko" insmod $KUW_MODDIR/dkms/kunwind.ko
+	check "rmmod dkms-built kunwind" rmmod kunwind
+fi
 finish

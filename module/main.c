@@ -1,33 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kunwind: kernel stack unwinding from DWARF CFI and SFrame.
- * Minimal module entry so the test bed runs end to end; the glue
- * (registry, debugfs, oops hook) is added by its owner.
+ * kunwind: kernel stack unwinding from DWARF CFI (.eh_frame, .debug_frame)
+ * and SFrame.  Module entry: find what the unwinder needs in the kernel,
+ * build the tables of the kernel image and every module, then hook oops
+ * and create debugfs.
  */
-#include <linux/module.h>
 #include <linux/init.h>
+#include <linux/module.h>
 #include <linux/printk.h>
-#include <linux/uaccess.h>
-
-#include "engine.h"
-
-/* Fault-safe read for the engine: the kernel home of kuw_read_mem(). */
-int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len)
-{
-	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr,
-				     len))
-		return -KUW_E_FAULT;
-	return 0;
-}
+#include "kunwind_internal.h"
 
 static int __init kunwind_init(void)
 {
+	int ret;
+
+	ret = kuw_unwind_init();
+	if (ret)
+		return ret;
+	ret = kuw_registry_init();
+	if (ret)
+		return ret;
+	ret = kuw_oops_init();
+	if (ret) {
+		kuw_registry_exit();
+		return ret;
+	}
+	kuw_debugfs_init();
 	pr_info("kunwind: loaded\n");
 	return 0;
 }
 
 static void __exit kunwind_exit(void)
 {
+	kuw_debugfs_exit();
+	kuw_oops_exit();
+	kuw_registry_exit();
 	pr_info("kunwind: unloaded\n");
 }
 

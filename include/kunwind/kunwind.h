@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kunwind: kernel stack unwinding from DWARF CFI (.eh_frame, .debug_frame)
+ * and SFrame tables.  The public kernel API, shaped like the kernel's own
+ * unwind_start()/unwind_next_frame() (arch/x86/include/asm/unwind.h):
+ *
+ *	struct kunwind_state state;
+ *
+ *	for (kunwind_start(&state, current, NULL, NULL);
+ *	     !kunwind_done(&state); kunwind_next_frame(&state))
+ *		pr_info("%pS\n", (void *)kunwind_get_return_address(&state));
+ *	if (kunwind_error(&state))
+ *		pr_info("stopped: %s\n", kunwind_strerror(kunwind_error(&state)));
+ *
+ * Every function here is safe in any context (process, IRQ, NMI, oops):
+ * nothing allocates or sleeps, every stack read is bounds-checked against
+ * the stacks of the unwound context and fault-safe.
+ */
+#ifndef KUNWIND_KUNWIND_H
+#define KUNWIND_KUNWIND_H
+
+#include <linux/types.h>
+#include <linux/sched.h>
+#include <asm/ptrace.h>
+#include <asm/stacktrace.h>
+#include "engine.h"
+
+/* Use whichever table covers the pc (eh_frame, then debug_frame, sframe). */
+#define KUNWIND_SRC_ANY		0xff
+
+/* Frames one unwind walks at most (kernel stacks are 16 KiB). */
+#define KUNWIND_MAX_FRAMES	256
+
+/* How the current frame was reached. */
+enum kunwind_how {
+	KUNWIND_FRAME_START = 0,	/* first frame: regs, current, task */
+	KUNWIND_FRAME_CFI,		/* stepped with a table row */
+	KUNWIND_FRAME_PT_REGS,		/* an entry frame's pt_regs (ORC) */
+	KUNWIND_FRAME_ORC,		/* stepped with the kernel's ORC */
+};
+
+/**
+ * struct kunwind_state - one unwind in progress
+ * @task: the task whose stack is walked
+ * @regs: registers of the current frame (DWARF numbering); the pc is
+ *	  @regs.r[KUW_X86_RA]
+ * @stack_info: the stack the current frame's sp is on
+ * @stack_mask: stacks entered so far (a stack is never re-entered)
+ * @table: table that covered the pc of the current frame, or NULL
+ * @rule: its rule for that pc, or NULL (see kunwind_rule_for_pc())
+ * @row_pc: start of that row
+ * @error: 0 while going; then the stop reason, a negative enum kuw_err
+ *	   (-KUW_E_END for a clean end at the outermost frame)
+ * @nframes: frames reported so far
+ * @src: KUNWIND_SRC_ANY or the one enum kuw_src tables are taken from
+ * @how: enum kunwind_how of the current frame
+ * @signal: the pc is not a return address (first frame, pt_regs frame,
+ *	    signal frame): look it up as is, not at pc - 1
+ * @reliable: every frame so far came from tables, no boundary crossed
+ *
+ * @table and @rule stay valid only while the caller is in an RCU read-side
+ * section (or has preemption disabled) around the calls.
+ */
+struct kunwind_state {
+	struct task_struct *task;
+	struct kuw_regs regs;
+	struct stack_info stack_info;
+	unsigned long stack_mask;
+	const struct kuw_table *table;
+	const struct kuw_rule *rule;
+	u64 row_pc;
+	int error;
+	u32 nframes;
+	u8 src;
+	u8 how;
+	bool signal;
+	bool reliable;
+};
+
+void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
+		     struct pt_regs *regs, unsigned long *first_frame, u8 src);
+void kunwind_start(struct kunwind_state *state, struct task_struct *task,
+		   struct pt_regs *regs, unsigned long *first_frame);
+bool kunwind_next_frame(struct kunwind_state *state);
+unsigned long kunwind_get_return_address(struct kunwind_state *state);
+int kunwind_error(struct kunwind_state *state);
+bool kunwind_reliable(struct kunwind_state *state);
+
+/**
+ * kunwind_done() - has the unwind ended?
+ * @state: the unwind
+ *
+ * Return: true once no frame is left, for whatever reason; then
+ * kunwind_error() says why.
+ */
+static inline bool kunwind_done(struct kunwind_state *state)
+{
+	return state->error != 0;
+}
+
+/**
+ * kunwind_stop_reason() - why the unwind ended
+ * @state: the unwind
+ *
+ * Return: 0 while going, else a negative enum kuw_err, -KUW_E_END for a
+ * clean end.
+ */
+static inline int kunwind_stop_reason(struct kunwind_state *state)
+{
+	return state->error;
+}
+
+/**
+ * kunwind_strerror() - name of a stop reason or error
+ * @err: a negative enum kuw_err (or 0)
+ *
+ * Return: a static string, the one debugfs and the CLI print.
+ */
+static inline const char *kunwind_strerror(int err)
+{
+	return kuw_strerror(err);
+}
+
+/**
+ * struct kunwind_rule_info - the row in force at a pc
+ * @owner: "vmlinux" or the module's name (copied)
+ * @src: enum kuw_src of the table
+ * @arch: enum kuw_arch
+ * @row_pc: start of the row
+ * @rule: the rule (registers with a rule other than "same value")
+ */
+struct kunwind_rule_info {
+	char owner[MODULE_NAME_LEN];
+	u8 src;
+	u8 arch;
+	u64 row_pc;
+	struct kuw_rule rule;
+};
+
+int kunwind_rule_for_pc(unsigned long pc, u8 src,
+			struct kunwind_rule_info *info);
+void kunwind_dump_stack(void);
+
+#endif /* KUNWIND_KUNWIND_H */

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/kunwind/ (root only):
+ *   tables     one line per table: owner, section, text range, FDEs, rows,
+ *              bytes, where it came from
+ *   rules      write "ADDR|SYMBOL[+OFF] [eh_frame|debug_frame|sframe]";
+ *              read "%pS" of the address, the row line (the text
+ *              "kunwind-dump rules" prints) and "row <%pS> <src> <owner>"
+ *   backtrace  write "self" or "pid N": the stack is walked then; read the
+ *              frames (index, address, %pS, row used to leave the frame)
+ *              and the stop reason
+ *   stats      lookups, frames, unwinds, ORC-stepped frames, table load
+ *              failures, and a counter for each stop reason
+ *   load       write a vmlinux blob (kunwind-dump export); it is applied by
+ *              the write that completes it, or refused whole
+ * A bad write returns -EINVAL and logs one rate-limited line; nothing is
+ * half-applied.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/unaligned.h>
+#include "kunwind.h"
+#include "kunwind_internal.h"
+#include "blob.h"
+
+static struct dentry *kuw_dir;
+static DEFINE_MUTEX(kuw_dbg_mutex);	/* rules and backtrace state */
+
+#define kuw_bad(file, fmt, ...)						\
+	pr_warn_ratelimited("kunwind: debugfs %s: " fmt "\n", file,	\
+			    ##__VA_ARGS__)
+
+/* ---- tables ---- */
+
+static int kuw_tables_show(struct seq_file *m, void *v)
+{
+	static const char *const sec[KUW_SRC__COUNT] = {
+		".eh_frame", ".debug_frame", ".sframe",
+	};
+	const struct kuw_entry *e;
+	int i;
+
+	seq_puts(m, "owner section text fdes rows bytes from\n");
+	mutex_lock(&kuw_reg_mutex);
+	list_for_each_entry(e, &kuw_entries, list) {
+		for (i = 0; i < KUW_SRC__COUNT; i++) {
+			const struct kuw_table *t = e->tab[i];
+
+			if (!t)
+				continue;
+			seq_printf(m, "%s %s 0x%lx-0x%lx %u %u %llu %s\n",
+				   e->name, sec[i], e->text[KUW_RANGE_CORE][0],
+				   e->text[KUW_RANGE_CORE][1], t->nfde,
+				   t->nrows, (unsigned long long)t->bytes,
+				   e->how[i] ? e->how[i] : "?");
+		}
+	}
+	mutex_unlock(&kuw_reg_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kuw_tables);
+
+/* ---- stats ---- */
+
+static int kuw_stats_show(struct seq_file *m, void *v)
+{
+	struct kuw_counters sum = {};
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct kuw_counters *c = per_cpu_ptr(&kuw_counters, cpu);
+
+		sum.lookups += READ_ONCE(c->lookups);
+		sum.frames += READ_ONCE(c->frames);
+		sum.unwinds += READ_ONCE(c->unwinds);
+		sum.orc_frames += READ_ONCE(c->orc_frames);
+		sum.load_fail += READ_ONCE(c->load_fail);
+		for (i = 0; i < KUW_E__COUNT; i++)
+			sum.stops[i] += READ_ONCE(c->stops[i]);
+	}
+	seq_printf(m, "lookups %lu\nframes %lu\nunwinds %lu\norc_frames %lu\ntable_load_failures %lu\n",
+		   sum.lookups, sum.frames, sum.unwinds, sum.orc_frames,
+		   sum.load_fail);
+	for (i = 1; i < KUW_E__COUNT; i++)
+		seq_printf(m, "stop %lu %s\n", sum.stops[i], kuw_strerror(i));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kuw_stats);
+
+/* ---- rules ---- */
+
+static unsigned long kuw_rules_pc;
+static u8 kuw_rules_src = KUNWIND_SRC_ANY;
+static bool kuw_rules_set;
+
+static int kuw_parse_src(const char *s, u8 *src)
+{
+	int i;
+
+	if (!s || !*s) {
+		*src = KUNWIND_SRC_ANY;
+		return 0;
+	}
+	for (i = 0; i < KUW_SRC__COUNT; i++) {
+		if (!strcmp(s, kuw_src_name(i))) {
+			*src = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "0x..." / decimal, or SYMBOL[+OFF] (module symbols too) */
+static int kuw_parse_addr(char *s, unsigned long *pc)
+{
+	unsigned long base, off = 0;
+	char *plus;
+
+	if (*s >= '0' && *s <= '9')
+		return kstrtoul(s, 0, pc);
+	plus = strchr(s, '+');
+	if (plus) {
+		*plus = 0;
+		if (kstrtoul(plus + 1, 0, &off))
+			return -EINVAL;
+	}
+	if (!*s)
+		return -EINVAL;
+	base = kuw_lookup_name(s);
+	if (!base)
+		return -EINVAL;
+	*pc = base + off;
+	return 0;
+}
+
+static char *kuw_copy_line(const char __user *ubuf, size_t len)
+{
+	char *buf;
+
+	if (!len || len > 255)
+		return ERR_PTR(-EINVAL);
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return buf;
+	return buf;
+}
+
+static ssize_t kuw_rules_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	char *buf, *p, *addr, *src;
+	unsigned long pc;
+	u8 s;
+	int ret = -EINVAL;
+
+	buf = kuw_copy_line(ubuf, len);
+	if (IS_ERR(buf)) {
+		kuw_bad("rules", "write of %zu bytes refused", len);
+		return PTR_ERR(buf);
+	}
+	p = strim(buf);
+	addr = strsep(&p, " \t");
+	src = p ? strim(p) : NULL;
+	if (!addr || kuw_parse_addr(addr, &pc)) {
+		kuw_bad("rules", "bad address or unknown symbol");
+		goto out;
+	}
+	if (kuw_parse_src(src, &s)) {
+		kuw_bad("rules", "unknown source (eh_frame, debug_frame, sframe)");
+		goto out;
+	}
+	mutex_lock(&kuw_dbg_mutex);
+	kuw_rules_pc = pc;
+	kuw_rules_src = s;
+	kuw_rules_set = true;
+	mutex_unlock(&kuw_dbg_mutex);
+	ret = len;
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int kuw_rules_show(struct seq_file *m, void *v)
+{
+	struct kunwind_rule_info *info;
+	char row[512];
+	unsigned long pc;
+	u8 src;
+	bool set;
+
+	mutex_lock(&kuw_dbg_mutex);
+	pc = kuw_rules_pc;
+	src = kuw_rules_src;
+	set = kuw_rules_set;
+	mutex_unlock(&kuw_dbg_mutex);
+	if (!set) {
+		seq_puts(m, "write an address or symbol[+off] first\n");
+		return 0;
+	}
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	seq_printf(m, "%pS\n", (void *)pc);
+	if (kunwind_rule_for_pc(pc, src, info) ||
+	    kuw_format_row(row, sizeof(row), info->arch, info->row_pc,
+			   &info->rule) < 0) {
+		seq_printf(m, "0x%lx none\n", pc);
+	} else {
+		seq_printf(m, "%s\n", row);
+		seq_printf(m, "row %pS %s %s\n", (void *)(unsigned long)info->row_pc,
+			   kuw_src_name(info->src), info->owner);
+	}
+	kfree(info);
+	return 0;
+}
+
+static int kuw_rules_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kuw_rules_show, NULL);
+}
+
+static const struct file_operations kuw_rules_fops = {
+	.owner = THIS_MODULE,
+	.open = kuw_rules_open,
+	.read = seq_read,
+	.write = kuw_rules_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* ---- backtrace ---- */
+
+#define KUW_BT_SIZE	(32 * 1024)
+static char *kuw_bt_text;	/* result of the last walk, kuw_dbg_mutex */
+static size_t kuw_bt_len;
+
+static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
+			size_t *used)
+{
+	struct kunwind_state state;
+	char row[256];
+	size_t n = 0;
+	unsigned long pc;
+	u32 i = 0;
+
+	rcu_read_lock();
+	kunwind_start(&state, task, NULL, NULL);
+	while (!kunwind_done(&state)) {
+		pc = kunwind_get_return_address(&state);
+		kunwind_next_frame(&state);
+		if (state.rule && state.table) {
+			if (kuw_format_row(row, sizeof(row), state.table->arch,
+					   state.row_pc, state.rule) < 0)
+				strscpy(row, "?", sizeof(row));
+		} else {
+			strscpy(row, kunwind_done(&state) ? "-" : "- orc",
+				sizeof(row));
+		}
+		n += scnprintf(out + n, size - n, "%2u 0x%lx %pS %s%s%s\n",
+			       i++, pc, (void *)pc, state.table ?
+			       kuw_src_name(state.table->src) : "",
+			       state.table ? " " : "", row);
+	}
+	rcu_read_unlock();
+	n += scnprintf(out + n, size - n, "stop: %s\nreliable: %s\n",
+		       kunwind_strerror(kunwind_stop_reason(&state)),
+		       kunwind_reliable(&state) ? "yes" : "no");
+	*used = n;
+}
+
+static ssize_t kuw_bt_write(struct file *file, const char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	struct task_struct *task = NULL;
+	char *buf, *p, *out;
+	size_t used = 0;
+	int pid, ret = -EINVAL;
+
+	buf = kuw_copy_line(ubuf, len);
+	if (IS_ERR(buf)) {
+		kuw_bad("backtrace", "write of %zu bytes refused", len);
+		return PTR_ERR(buf);
+	}
+	p = strim(buf);
+	if (!strcmp(p, "self")) {
+		task = current;
+		get_task_struct(task);
+	} else if (!strncmp(p, "pid ", 4) && !kstrtoint(strim(p + 4), 10, &pid)) {
+		task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+		if (!task) {
+			kuw_bad("backtrace", "no task with pid %d", pid);
+			goto out;
+		}
+	} else {
+		kuw_bad("backtrace", "expected 'self' or 'pid N'");
+		goto out;
+	}
+	out = kvmalloc(KUW_BT_SIZE, GFP_KERNEL);
+	if (!out) {
+		ret = -ENOMEM;
+		goto out_task;
+	}
+	kuw_bt_walk(task, out, KUW_BT_SIZE, &used);
+	mutex_lock(&kuw_dbg_mutex);
+	swap(kuw_bt_text, out);
+	kuw_bt_len = used;
+	mutex_unlock(&kuw_dbg_mutex);
+	kvfree(out);
+	ret = len;
+out_task:
+	put_task_struct(task);
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int kuw_bt_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&kuw_dbg_mutex);
+	if (kuw_bt_text)
+		seq_write(m, kuw_bt_text, kuw_bt_len);
+	else
+		seq_puts(m, "write 'self' or 'pid N' first\n");
+	mutex_unlock(&kuw_dbg_mutex);
+	return 0;
+}
+
+static int kuw_bt_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kuw_bt_show, NULL, KUW_BT_SIZE + 64);
+}
+
+static const struct file_operations kuw_bt_fops = {
+	.owner = THIS_MODULE,
+	.open = kuw_bt_open,
+	.read = seq_read,
+	.write = kuw_bt_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* ---- load ---- */
+
+struct kuw_load {
+	u8 *buf;
+	size_t len;	/* bytes received */
+	size_t want;	/* whole blob, known once the header is in */
+	bool done;	/* applied or refused: further writes refused */
+};
+
+static int kuw_load_open(struct inode *inode, struct file *file)
+{
+	struct kuw_load *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return -ENOMEM;
+	file->private_data = l;
+	return nonseekable_open(inode, file);
+}
+
+static int kuw_load_release(struct inode *inode, struct file *file)
+{
+	struct kuw_load *l = file->private_data;
+
+	if (l->len && !l->done)
+		kuw_bad("load", "blob incomplete (%zu of %zu bytes): ignored",
+			l->len, l->want);
+	kvfree(l->buf);
+	kfree(l);
+	return 0;
+}
+
+static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	struct kuw_load *l = file->private_data;
+	struct kuw_diag d = {};
+	size_t need;
+	int ret;
+
+	if (l->done || !len) {
+		kuw_bad("load", "write after the blob ended");
+		return -EINVAL;
+	}
+	if (!l->buf) {
+		l->buf = kvmalloc(KUW_BLOB_HDR_SIZE, GFP_KERNEL);
+		if (!l->buf)
+			return -ENOMEM;
+		l->want = KUW_BLOB_HDR_SIZE;
+	}
+	/* header first, then the size it announces */
+	need = min(len, l->want - l->len);
+	if (copy_from_user(l->buf + l->len, ubuf, need))
+		return -EFAULT;
+	l->len += need;
+	if (l->len == KUW_BLOB_HDR_SIZE && l->want == KUW_BLOB_HDR_SIZE) {
+		u32 sec = get_unaligned_le32(l->buf + KUW_BLOB_OFF_SEC_SIZE);
+		u64 total = kuw_blob_size(sec);
+		u8 *nb;
+
+		if (!total || sec > KUW_BLOB_MAX_SEC) {
+			l->done = true;
+			kuw_bad("load", "bad section size %u in the header", sec);
+			return -EINVAL;
+		}
+		nb = kvmalloc(total, GFP_KERNEL);
+		if (!nb)
+			return -ENOMEM;
+		memcpy(nb, l->buf, l->len);
+		kvfree(l->buf);
+		l->buf = nb;
+		l->want = total;
+		if (len > need) {
+			size_t more = min(len - need, l->want - l->len);
+
+			if (copy_from_user(l->buf + l->len, ubuf + need, more))
+				return -EFAULT;
+			l->len += more;
+			need += more;
+		}
+	}
+	if (need < len) {
+		l->done = true;
+		kuw_bad("load", "%zu bytes beyond the blob's end", len - need);
+		return -EINVAL;
+	}
+	if (l->len < l->want)
+		return len;
+	l->done = true;
+	ret = kuw_registry_load_blob(l->buf, l->len, &d);
+	if (ret) {
+		kuw_bad("load", "blob refused: %s at %s+0x%llx",
+			kuw_strerror(d.err ? d.err : ret),
+			d.section ? d.section : "blob",
+			(unsigned long long)d.off);
+		return -EINVAL;
+	}
+	l->buf = NULL;		/* the registry owns it now */
+	pr_info("kunwind: vmlinux table loaded from blob (%zu bytes)\n",
+		l->len);
+	return len;
+}
+
+static const struct file_operations kuw_load_fops = {
+	.owner = THIS_MODULE,
+	.open = kuw_load_open,
+	.write = kuw_load_write,
+	.release = kuw_load_release,
+	.llseek = no_llseek,
+};
+
+/**
+ * kuw_debugfs_init() - create /sys/kernel/debug/kunwind/
+ *
+ * Return: 0 (debugfs is optional).
+ */
+int kuw_debugfs_init(void)
+{
+	kuw_dir = debugfs_create_dir("kunwind", NULL);
+	if (IS_ERR(kuw_dir))
+		return 0;
+	debugfs_create_file("tables", 0400, kuw_dir, NULL, &kuw_tables_fops);
+	debugfs_create_file("stats", 0400, kuw_dir, NULL, &kuw_stats_fops);
+	debugfs_create_file("rules", 0600, kuw_dir, NULL, &kuw_rules_fops);
+	debugfs_create_file("backtrace", 0600, kuw_dir, NULL, &kuw_bt_fops);
+	debugfs_create_file("load", 0200, kuw_dir, NULL, &kuw_load_fops);
+	return 0;
+}
+
+/**
+ * kuw_debugfs_exit() - remove it
+ */
+void kuw_debugfs_exit(void)
+{
+	debugfs_remove_recursive(kuw_dir);
+	kvfree(kuw_bt_text);
+	kuw_bt_text = NULL;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel glue internals shared by main.c, registry.c, unwind.c, oops.c and
+ * debugfs.c.  No format knowledge here: tables come from the engine.
+ */
+#ifndef KUNWIND_INTERNAL_H
+#define KUNWIND_INTERNAL_H
+
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include "engine.h"
+
+/*
+ * One object with text: the kernel image or one module.  Published on an
+ * RCU list; never changed in place except @text[KUW_RANGE_INIT], which is
+ * cleared once a module's init text is gone.  Replaced (not edited) when a
+ * table is added, freed after a grace period.
+ */
+enum { KUW_RANGE_CORE, KUW_RANGE_INIT, KUW_NRANGES };
+
+struct kuw_entry {
+	struct list_head list;
+	struct module *mod;			/* NULL for vmlinux */
+	char name[MODULE_NAME_LEN];
+	unsigned long text[KUW_NRANGES][2];	/* [start, end) */
+	struct kuw_table *tab[KUW_SRC__COUNT];
+	u64 sec_addr[KUW_SRC__COUNT];		/* where each table came from */
+	u64 sec_size[KUW_SRC__COUNT];
+	const char *how[KUW_SRC__COUNT];	/* "symbols", "kprobe", "sysfs", "blob" */
+	void *blob[KUW_SRC__COUNT];		/* owns a blob table's section */
+};
+
+/* Counters; per CPU so the unwind path touches no shared cache line. */
+struct kuw_counters {
+	unsigned long lookups;
+	unsigned long frames;
+	unsigned long unwinds;
+	unsigned long orc_frames;
+	unsigned long stops[KUW_E__COUNT];
+	unsigned long load_fail;
+};
+
+DECLARE_PER_CPU(struct kuw_counters, kuw_counters);
+
+static inline void kuw_count_stop(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err < KUW_E__COUNT)
+		this_cpu_inc(kuw_counters.stops[err]);
+}
+
+/* registry.c */
+extern struct list_head kuw_entries;	/* RCU list of struct kuw_entry */
+extern struct mutex kuw_reg_mutex;	/* writers */
+
+unsigned long kuw_lookup_name(const char *name);
+int kuw_registry_init(void);
+void kuw_registry_exit(void);
+int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
+			const struct kuw_table **table,
+			const struct kuw_rule **rule, u64 *row_pc);
+bool kuw_registry_text(u64 pc);
+int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d);
+int kuw_registry_add_module(struct module *mod);
+
+/* unwind.c */
+int kuw_unwind_init(void);
+
+/* oops.c */
+int kuw_oops_init(void);
+void kuw_oops_exit(void);
+
+/* debugfs.c */
+int kuw_debugfs_init(void);
+void kuw_debugfs_exit(void);
+
+#endif /* KUNWIND_INTERNAL_H */

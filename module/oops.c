@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The oops hook: a die notifier that prints kunwind's own trace of the
+ * faulting context next to the kernel's, and kunwind_dump_stack().
+ *
+ *	kunwind: Call Trace:
+ *	kunwind:  demo_depth5+0x11/0x20 [demo_oops]
+ *	...
+ *	kunwind: end of trace: end of stack (reliable)
+ *
+ * Frames reached with the kernel's ORC unwinder (entry code has no CFI)
+ * are marked "(orc)".  Rate-limited; turned off with oops_trace=0.
+ */
+#include <linux/kdebug.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/notifier.h>
+#include <linux/ratelimit.h>
+#include "kunwind.h"
+#include "kunwind_internal.h"
+
+static bool oops_trace = true;
+module_param(oops_trace, bool, 0644);
+MODULE_PARM_DESC(oops_trace, "print kunwind's trace on oops (default on)");
+
+static DEFINE_RATELIMIT_STATE(kuw_oops_rs, 10 * HZ, 3);
+
+static const char *kuw_how(const struct kunwind_state *s)
+{
+	switch (s->how) {
+	case KUNWIND_FRAME_ORC:
+		return " (orc)";
+	case KUNWIND_FRAME_PT_REGS:
+		return " (pt_regs)";
+	}
+	return "";
+}
+
+static void kuw_print_trace(struct task_struct *task, struct pt_regs *regs)
+{
+	struct kunwind_state state;
+	int err;
+
+	pr_warn("kunwind: Call Trace:\n");
+	for (kunwind_start(&state, task, regs, NULL); !kunwind_done(&state);
+	     kunwind_next_frame(&state))
+		pr_warn("kunwind:  %pS%s\n",
+			(void *)kunwind_get_return_address(&state),
+			kuw_how(&state));
+	err = kunwind_stop_reason(&state);
+	pr_warn("kunwind: end of trace: %s (%s)\n", kunwind_strerror(err),
+		kunwind_reliable(&state) ? "reliable" : "unreliable");
+}
+
+static int kuw_die_notify(struct notifier_block *nb, unsigned long val,
+			  void *data)
+{
+	struct die_args *args = data;
+
+	if (val != DIE_OOPS || !READ_ONCE(oops_trace) || !args ||
+	    !args->regs)
+		return NOTIFY_DONE;
+	if (!__ratelimit(&kuw_oops_rs))
+		return NOTIFY_DONE;
+	kuw_print_trace(current, args->regs);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kuw_die_nb = {
+	.notifier_call = kuw_die_notify,
+};
+
+/**
+ * kunwind_dump_stack() - print kunwind's trace of the current context
+ *
+ * Like dump_stack(), from the caller of this function up, one "%pS" line
+ * a frame, then the stop reason.  Any context.
+ */
+void kunwind_dump_stack(void)
+{
+	kuw_print_trace(current, NULL);
+}
+EXPORT_SYMBOL_GPL(kunwind_dump_stack);
+
+/**
+ * kuw_oops_init() - register the die notifier
+ *
+ * Return: 0 or -errno.
+ */
+int kuw_oops_init(void)
+{
+	return register_die_notifier(&kuw_die_nb);
+}
+
+/**
+ * kuw_oops_exit() - unregister the die notifier
+ */
+void kuw_oops_exit(void)
+{
+	unregister_die_notifier(&kuw_die_nb);
+}

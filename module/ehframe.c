@@ -379,7 +379,6 @@ static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
 	if (w->debug && o->text_start &&
 	    (f->start == 0 || f->start >= ~1ULL)) {
 		f->skip = true;
-		f->end = f->start;
 		return 0;
 	}
 	if (o->text_end > o->text_start &&

@@ -463,8 +463,13 @@ int kcfi_readelf_compare(const char *path, bool debug,
 		u32 k = 0;
 
 		for (i = 0; i < nf; i++) {
-			if (fdes[i].start == fdes[i].end)
-				continue;	/* we do not report empty FDEs */
+			/*
+			 * We do not report empty FDEs, nor .debug_frame FDEs
+			 * at 0 (sections the linker discarded).
+			 */
+			if (fdes[i].start == fdes[i].end ||
+			    (debug && !fdes[i].start))
+				continue;
 			if (k >= c->nfde || c->fde[k].f.start != fdes[i].start ||
 			    c->fde[k].f.end != fdes[i].end) {
 				printf("  FDE %u: readelf 0x%llx-0x%llx\n", i,

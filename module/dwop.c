@@ -212,74 +212,107 @@ static int dwop_target(const struct dwop_cur *c, s64 delta, u32 *to)
 	return 0;
 }
 
+/*
+ * Longest expression kuw_dwop_check() accepts (real CFI expressions are a
+ * few dozen bytes): it keeps a bitmap of instruction starts on the stack.
+ */
+#define DWOP_MAX_LEN	1024
+
+/* Decode the operand of @op (shape @arg, @size) at the cursor. */
+static int dwop_skip_operand(struct dwop_cur *c, u8 op, enum dwop_arg arg,
+			     u32 size, s64 *branch)
+{
+	u64 u;
+	s64 sv;
+	int err = 0;
+
+	switch (arg) {
+	case DWOP_NONE:
+		break;
+	case DWOP_FIX:
+		err = dwop_fixed(c, size, &u);
+		if (!err && op == KUW_DW_OP_deref_size && (u < 1 || u > 8))
+			err = -KUW_E_EXPR_OP;
+		break;
+	case DWOP_ULEB:
+		err = dwop_uleb(c, &u);
+		break;
+	case DWOP_SLEB:
+		err = dwop_sleb(c, &sv);
+		break;
+	case DWOP_ULEB_SLEB:
+		err = dwop_uleb(c, &u);
+		if (!err && u >= KUW_MAX_REGS)
+			err = -KUW_E_BADREG;
+		if (!err)
+			err = dwop_sleb(c, &sv);
+		break;
+	case DWOP_BRANCH:
+		err = dwop_fixed(c, 2, &u);
+		if (!err)
+			*branch = (s16)u;
+		break;
+	}
+	return err;
+}
+
 /**
  * kuw_dwop_check() - structural check of a DW_OP expression at load time
  * @ops: the expression bytes (after its ULEB128 length)
- * @len: their number
+ * @len: their number, at most 1024
  *
  * Every operation known and allowed in CFI, every operand inside the
- * expression, deref_size in 1..8, breg/bregx registers below
- * KUW_MAX_REGS, every branch target inside [0, @len].  Nothing is
- * evaluated.
+ * expression, deref_size in 1..8, bregx registers below KUW_MAX_REGS,
+ * every branch target the start of an operation or the end of the
+ * expression.  Nothing is evaluated.  Bytes that no path reaches are
+ * checked too.  An expression that passes never fails evaluation with
+ * an unknown operation, a truncated operand or a bad branch.
  *
  * Return: 0 or a negative enum kuw_err.
  */
 int kuw_dwop_check(const u8 *ops, u32 len)
 {
+	u8 starts[DWOP_MAX_LEN / 8 + 1];
 	struct dwop_cur c = { ops, len, 0 };
 	enum dwop_arg arg;
-	u32 size, to;
-	u64 u;
-	s64 sv;
-	int err;
+	s64 delta = 0;
+	u32 size, to, at;
+	int err, pass;
 	u8 op;
 
 	if (!ops && len)
 		return -KUW_E_INVAL;
-	/* Each pass consumes at least one byte: bounded by @len. */
-	while (c.pos < c.len) {
-		op = c.ops[c.pos++];
-		err = dwop_shape(op, &arg, &size);
-		if (err)
-			return err;
-		switch (arg) {
-		case DWOP_NONE:
-			break;
-		case DWOP_FIX:
-			err = dwop_fixed(&c, size, &u);
+	if (len > DWOP_MAX_LEN)
+		return -KUW_E_BADLEN;
+	memset(starts, 0, sizeof(starts));
+	starts[len / 8] |= 1 << (len % 8);	/* the end is a valid target */
+	/*
+	 * Pass 0 decodes every operation and marks where each starts;
+	 * pass 1 checks the branch targets against those marks.  Each step
+	 * consumes at least one byte: bounded by @len.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		c.pos = 0;
+		while (c.pos < c.len) {
+			at = c.pos;
+			op = c.ops[c.pos++];
+			err = dwop_shape(op, &arg, &size);
+			if (!err)
+				err = dwop_skip_operand(&c, op, arg, size,
+							&delta);
 			if (err)
 				return err;
-			if (op == KUW_DW_OP_deref_size && (u < 1 || u > 8))
-				return -KUW_E_EXPR_OP;
-			break;
-		case DWOP_ULEB:
-			err = dwop_uleb(&c, &u);
+			if (!pass) {
+				starts[at / 8] |= 1 << (at % 8);
+				continue;
+			}
+			if (arg != DWOP_BRANCH)
+				continue;
+			err = dwop_target(&c, delta, &to);
 			if (err)
 				return err;
-			break;
-		case DWOP_SLEB:
-			err = dwop_sleb(&c, &sv);
-			if (err)
-				return err;
-			break;
-		case DWOP_ULEB_SLEB:
-			err = dwop_uleb(&c, &u);
-			if (err)
-				return err;
-			if (u >= KUW_MAX_REGS)
-				return -KUW_E_BADREG;
-			err = dwop_sleb(&c, &sv);
-			if (err)
-				return err;
-			break;
-		case DWOP_BRANCH:
-			err = dwop_fixed(&c, 2, &u);
-			if (err)
-				return err;
-			err = dwop_target(&c, (s16)u, &to);
-			if (err)
-				return err;
-			break;
+			if (!(starts[to / 8] & (1 << (to % 8))))
+				return -KUW_E_EXPR_BRANCH;
 		}
 	}
 	return 0;

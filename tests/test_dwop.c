@@ -353,6 +353,37 @@ KT_TEST(dwop_branches)
 	 */
 	BOTH_ERR(KUW_E_EXPR_BRANCH, LIT(0), KUW_DW_OP_bra, 0x10, 0);
 
+	/* Branch targets must be the start of an operation. */
+	{
+		/* bra back into the middle of const4u's operand. */
+		const u8 mid[] = { LIT(3), KUW_DW_OP_const4u, 0x2c, 0xff, 0xff,
+				   0x01, KUW_DW_OP_bra, 0xfa, 0xff };
+		/* skip over bytes no path reaches: still checked. */
+		const u8 dead[] = { KUW_DW_OP_skip, 2, 0, 0x00, 0x00, LIT(5) };
+
+		KT_EXPECT_EQ(kuw_dwop_check(mid, sizeof(mid)),
+			     -KUW_E_EXPR_BRANCH);
+		KT_EXPECT(ev(mid, sizeof(mid), &r) < 0);
+		KT_EXPECT_EQ(kuw_dwop_check(dead, sizeof(dead)), -KUW_E_BADOP);
+		/* Evaluation never meets the two 0x00 bytes. */
+		KT_EXPECT_EQ(ev(dead, sizeof(dead), &r), 0);
+		KT_EXPECT_EQ(r, 5);
+	}
+	/* The check takes expressions up to 1024 bytes; eval has no limit. */
+	{
+		u8 *big = malloc(2000);
+
+		memset(big, KUW_DW_OP_nop, 2000);
+		big[0] = LIT(9);
+		KT_EXPECT_EQ(kuw_dwop_check(big, 1024), 0);
+		KT_EXPECT_EQ(kuw_dwop_check(big, 1025), -KUW_E_BADLEN);
+		/* 2000 operations exceed the budget of 1024. */
+		KT_EXPECT_EQ(ev(big, 2000, &r), -KUW_E_EXPR_BUDGET);
+		KT_EXPECT_EQ(ev(big, KUW_EXPR_BUDGET, &r), 0);
+		KT_EXPECT_EQ(r, 9);
+		free(big);
+	}
+
 	/* Endless loops end on the operation budget. */
 	o[0] = KUW_DW_OP_skip;
 	o[1] = 0xfd;			/* -3: itself */

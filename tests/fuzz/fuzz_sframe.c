@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: .sframe v1/v2 (walker, compiled table, lookup, one
+ * step).
+ *
+ * Input: mode (1 byte: bit 0 KUW_OBJ_RELOCATED, bit 1 arm64), section
+ * address (8), text start (8), text end (8), then the section bytes.
+ * Seeds: tests/fuzz/corpus/fuzz_sframe/, made by mkcorpus_sfr.py from
+ * objects assembled with `as --gsframe` and linked by ld.
+ *
+ * Build and run alone (from the repository root):
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+ *     -Iinclude/kunwind -Imodule -Itools -Itests/fuzz -o fuzz_sframe \
+ *     tests/fuzz/fuzz_sframe.c tests/fuzz/common.c \
+ *     module/{err,read,ehframe,ehframe_hdr,cfi,dwop,sframe,rows,step}.c \
+ *     module/{format,blob}.c
+ * (bash; the module/ files are the engine list of engine.mk)
+ *   ./fuzz_sframe -max_total_time=60 tests/fuzz/corpus/fuzz_sframe
+ * or: tests/fuzz/run.sh fuzz_sframe
+ *
+ * Beyond "no crash": an error always names where it is; FDEs never end
+ * before they start; rows come in increasing pc inside their FDE (PCINC:
+ * inside [start, end); PCMASK: below the block size); the same input
+ * walks the same way twice.
+ */
+#include "common.h"
+#include "arch.h"
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+
+struct sfz {
+	u8 arch;
+	struct kuw_fde_info f;
+	bool have_fde;
+	bool have_row;
+	u64 last_pc;
+	u32 nfde;
+	u32 nrow;
+	u64 hash;
+};
+
+static int sfz_fde(void *ctx, const struct kuw_fde_info *f)
+{
+	struct sfz *z = ctx;
+
+	if (f->end < f->start || f->src != KUW_SRC_SFRAME)
+		__builtin_trap();
+	z->f = *f;
+	z->have_fde = true;
+	z->have_row = false;
+	z->nfde++;
+	z->hash = z->hash * 31 + f->start + f->end + f->pcmask;
+	return 0;
+}
+
+static int sfz_row(void *ctx, u64 pc, const struct kuw_rule *r)
+{
+	struct sfz *z = ctx;
+	char buf[512];
+	u32 i;
+
+	if (!z->have_fde || r->nregs > KUW_MAX_REGS)
+		__builtin_trap();
+	if (z->have_row && pc <= z->last_pc)
+		__builtin_trap();
+	if (z->f.pcmask ? pc >= z->f.pcmask :
+	    (pc < z->f.start || pc >= z->f.end))
+		__builtin_trap();
+	for (i = 1; i < r->nregs; i++)
+		if (r->regs[i - 1].reg >= r->regs[i].reg)
+			__builtin_trap();
+	z->have_row = true;
+	z->last_pc = pc;
+	z->nrow++;
+	z->hash = z->hash * 31 + pc + (u64)r->cfa_off + r->cfa_reg + r->nregs;
+	kuw_format_row(buf, sizeof(buf), z->arch, pc, r);
+	return 0;
+}
+
+static int sfz_walk(const struct kuw_obj *o, const struct kuw_sec *s,
+		    struct sfz *z, struct kuw_diag *d)
+{
+	struct kuw_sink sink = { sfz_fde, sfz_row, z };
+	struct kuw_stats st = { 0 };
+	int rc;
+
+	memset(z, 0, sizeof(*z));
+	z->arch = o->arch;
+	rc = kuw_sfr_walk(o, s, &sink, &st, d);
+	if (rc && (!d->err || rc != -d->err || !d->section))
+		__builtin_trap();	/* an error must say where */
+	if (st.nfde != z->nfde || st.nrows != z->nrow)
+		__builtin_trap();
+	return rc;
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct fz_in in = { data, size };
+	struct kuw_table *t = NULL;
+	struct kuw_diag d = { 0 }, d2 = { 0 };
+	struct kuw_obj o = { 0 };
+	struct kuw_sec s;
+	struct sfz z1, z2;
+	u8 mode = (u8)fz_take(&in, 1);
+	int rc;
+
+	o.owner = "fuzz";
+	o.arch = mode & 2 ? KUW_ARCH_ARM64 : KUW_ARCH_X86_64;
+	o.flags = mode & 1 ? KUW_OBJ_RELOCATED : 0;
+	s.addr = fz_take(&in, 8);
+	o.text_start = fz_take(&in, 8);
+	o.text_end = fz_take(&in, 8);
+	s.data = in.p;
+	s.size = in.n;
+
+	rc = sfz_walk(&o, &s, &z1, &d);
+	if (sfz_walk(&o, &s, &z2, &d2) != rc || z1.hash != z2.hash ||
+	    d.off != d2.off)
+		__builtin_trap();	/* deterministic */
+
+	memset(&d, 0, sizeof(d));
+	if (!kuw_table_build(&o, KUW_SRC_SFRAME, &s, &t, &d)) {
+		struct fz_in tail = { data + 1, size > 33 ? 32 : 0 };
+
+		if (rc)
+			__builtin_trap();	/* builder accepts what walker refused */
+		fz_use_table(t, &tail);
+		kuw_table_free(t);
+	} else if (!d.err) {
+		__builtin_trap();
+	}
+	return 0;
+}

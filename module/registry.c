@@ -44,6 +44,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <asm/pgtable.h>
+#include "kunwind.h"
 #include "kunwind_internal.h"
 #include "blob.h"
 #include "arch.h"
@@ -217,20 +218,65 @@ static void kuw_build(struct kuw_entry *e, const struct kuw_obj *o, int src,
 			     .size = size, .addr = addr };
 	struct kuw_diag d = {};
 	struct kuw_table *t = NULL;
+	u64 ns;
 	int ret;
 
 	if (!addr || !size)
 		return;
+	ns = ktime_get_ns();
 	ret = kuw_table_build(o, src, &s, &t, &d);
+	ns = ktime_get_ns() - ns;
 	if (ret) {
 		kuw_log_fail(e->name, src, &d, ret);
 		return;
 	}
+	/* load cost and size, for make bench (scripts/bench.sh parses it) */
+	pr_info("kunwind: %s %s: %u fdes %u rows %u rules %llu bytes built in %llu ns\n",
+		e->name, kuw_secnames[src], t->nfde, t->nrows, t->nrules,
+		(unsigned long long)t->bytes, (unsigned long long)ns);
 	e->tab[src] = t;
 	e->sec_addr[src] = addr;
 	e->sec_size[src] = size;
 	e->how[src] = how;
 }
+
+/**
+ * kunwind_tables_of() - the tables kunwind holds for one object
+ * @owner: "vmlinux" or a module name
+ * @info: filled with up to @max tables
+ * @max: room in @info
+ *
+ * Process context.  Return: the number of tables the object has (0 when
+ * kunwind knows no such object or it has none), even if above @max.
+ */
+int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
+		      int max)
+{
+	const struct kuw_entry *e;
+	int n = 0, i;
+
+	mutex_lock(&kuw_reg_mutex);
+	list_for_each_entry(e, &kuw_entries, list) {
+		if (strcmp(e->name, owner))
+			continue;
+		for (i = 0; i < KUW_SRC__COUNT; i++) {
+			if (!e->tab[i])
+				continue;
+			if (n < max) {
+				info[n].src = i;
+				info[n].nfde = e->tab[i]->nfde;
+				info[n].nrows = e->tab[i]->nrows;
+				info[n].bytes = e->tab[i]->bytes;
+				info[n].text_start = e->text[KUW_RANGE_CORE][0];
+				info[n].text_end = e->text[KUW_RANGE_CORE][1];
+			}
+			n++;
+		}
+	}
+	mutex_unlock(&kuw_reg_mutex);
+	return n;
+}
+EXPORT_SYMBOL_GPL(kunwind_tables_of);
 
 /* ---- vmlinux ---- */
 

@@ -277,11 +277,14 @@ static int kuw_step_frame(struct kunwind_state *s)
 	} else if (kuw_at_stack_end(s)) {
 		return -KUW_E_END;
 	}
+	if (s->no_orc)
+		return ret;
 	oret = kuw_orc_step(s, pc, sp, bp, bp_ok, signal);
 	if (oret == -KUW_E_END)
 		return ret == -KUW_E_NOINFO ? -KUW_E_END : ret;
-	if (oret)
-		return ret;
+	if (oret) {
+			return ret;
+	}
 	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
@@ -357,7 +360,8 @@ static bool kuw_in_self(u64 pc)
  * @regs: start from these registers (oops, kprobe), or NULL
  * @first_frame: skip frames whose sp is at or below this stack address
  *		 (NULL: report from the first frame)
- * @src: KUNWIND_SRC_ANY or one enum kuw_src (KUW_SRC_EH_FRAME, ...)
+ * @src: KUNWIND_SRC_ANY or one enum kuw_src (KUW_SRC_EH_FRAME, ...),
+ *	 optionally OR'ed with KUNWIND_NO_ORC
  *
  * With @regs, the first frame is @regs->ip itself.  For current without
  * @regs, the first frame is the caller of kunwind_start() (frames of
@@ -375,7 +379,8 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	memset(state, 0, sizeof(*state));
 	task = task ? task : current;
 	state->task = task;
-	state->src = src;
+	state->src = src & ~KUNWIND_NO_ORC;
+	state->no_orc = src & KUNWIND_NO_ORC;
 	state->reliable = true;
 	state->how = KUNWIND_FRAME_START;
 	this_cpu_inc(kuw_counters.unwinds);
@@ -419,15 +424,26 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		kuw_stop(state, -KUW_E_BADSTACK);
 		return;
 	}
-	/* skip kunwind's own frames, then up to the requested frame */
+	/*
+	 * Skip kunwind's own frames (with any table: kunwind.ko has only
+	 * .eh_frame), then up to the requested frame.  Skipped frames are not
+	 * reported, so how they were stepped does not make the trace
+	 * unreliable.
+	 */
 	if (!regs && task == current) {
+		state->src = KUNWIND_SRC_ANY;
 		while (!ret && kuw_in_self(state->regs.r[KUW_PC]))
 			ret = kunwind_next_frame(state) ? 0 : 1;
+		state->src = src & ~KUNWIND_NO_ORC;
 	}
 	while (!ret && first_frame &&
 	       (!kuw_on(&state->stack_info, (unsigned long)first_frame, 8) ||
 		state->regs.r[KUW_SP] <= (unsigned long)first_frame))
 		ret = kunwind_next_frame(state) ? 0 : 1;
+	if (!ret) {
+		state->reliable = true;
+		state->how = KUNWIND_FRAME_START;
+	}
 	state->nframes = 0;
 }
 EXPORT_SYMBOL_GPL(__kunwind_start);
@@ -522,3 +538,20 @@ int kunwind_rule_for_pc(unsigned long pc, u8 src,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kunwind_rule_for_pc);
+
+/**
+ * kunwind_strerror() - name of a stop reason or error
+ * @err: a negative (or positive) enum kuw_err, or 0
+ *
+ * Return: a static string, the one debugfs, the oops hook and the CLI print.
+ */
+const char *kunwind_strerror(int err)
+{
+	return kuw_strerror(err);
+}
+EXPORT_SYMBOL_GPL(kunwind_strerror);
+
+/* Engine helpers that users of struct kunwind_rule_info need. */
+EXPORT_SYMBOL_GPL(kuw_rule_find);
+EXPORT_SYMBOL_GPL(kuw_format_row);
+EXPORT_SYMBOL_GPL(kuw_src_name);

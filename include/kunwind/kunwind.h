@@ -20,13 +20,20 @@
 #define KUNWIND_KUNWIND_H
 
 #include <linux/types.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <asm/ptrace.h>
 #include <asm/stacktrace.h>
 #include "engine.h"
 
 /* Use whichever table covers the pc (eh_frame, then debug_frame, sframe). */
-#define KUNWIND_SRC_ANY		0xff
+#define KUNWIND_SRC_ANY		0x7f
+
+/*
+ * OR'ed into the @src of __kunwind_start(): never step a frame with the
+ * kernel's ORC unwinder (tables only; stops where they end).
+ */
+#define KUNWIND_NO_ORC		0x80
 
 /* Frames one unwind walks at most (kernel stacks are 16 KiB). */
 #define KUNWIND_MAX_FRAMES	256
@@ -54,6 +61,7 @@ enum kunwind_how {
  * @nframes: frames reported so far
  * @src: KUNWIND_SRC_ANY or the one enum kuw_src tables are taken from
  * @how: enum kunwind_how of the current frame
+ * @no_orc: KUNWIND_NO_ORC was asked for
  * @signal: the pc is not a return address (first frame, pt_regs frame,
  *	    signal frame): look it up as is, not at pc - 1
  * @reliable: every frame so far came from tables, no boundary crossed
@@ -73,6 +81,7 @@ struct kunwind_state {
 	u32 nframes;
 	u8 src;
 	u8 how;
+	bool no_orc;
 	bool signal;
 	bool reliable;
 };
@@ -85,6 +94,7 @@ bool kunwind_next_frame(struct kunwind_state *state);
 unsigned long kunwind_get_return_address(struct kunwind_state *state);
 int kunwind_error(struct kunwind_state *state);
 bool kunwind_reliable(struct kunwind_state *state);
+const char *kunwind_strerror(int err);
 
 /**
  * kunwind_done() - has the unwind ended?
@@ -111,17 +121,6 @@ static inline int kunwind_stop_reason(struct kunwind_state *state)
 }
 
 /**
- * kunwind_strerror() - name of a stop reason or error
- * @err: a negative enum kuw_err (or 0)
- *
- * Return: a static string, the one debugfs and the CLI print.
- */
-static inline const char *kunwind_strerror(int err)
-{
-	return kuw_strerror(err);
-}
-
-/**
  * struct kunwind_rule_info - the row in force at a pc
  * @owner: "vmlinux" or the module's name (copied)
  * @src: enum kuw_src of the table
@@ -139,6 +138,27 @@ struct kunwind_rule_info {
 
 int kunwind_rule_for_pc(unsigned long pc, u8 src,
 			struct kunwind_rule_info *info);
+
+/**
+ * struct kunwind_table_info - one table of an object
+ * @src: enum kuw_src
+ * @nfde: FDEs
+ * @nrows: rows
+ * @bytes: memory the compiled table uses
+ * @text_start: start of the object's (core) text
+ * @text_end: its end
+ */
+struct kunwind_table_info {
+	u8 src;
+	u32 nfde;
+	u32 nrows;
+	u64 bytes;
+	unsigned long text_start;
+	unsigned long text_end;
+};
+
+int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
+		      int max);
 void kunwind_dump_stack(void);
 
 #endif /* KUNWIND_KUNWIND_H */

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A deep chain of functions of varied frame shapes, to unwind through.
+ * Not a module of its own: a test module #includes it so that the chain
+ * and the tests are ONE translation unit (binutils 2.40 `ld -r` misplaces
+ * .sframe relocations of multi-object modules), built with
+ * -fasynchronous-unwind-tables -Wa,--gsframe (kunit/Kbuild).
+ *
+ * kuw_chain_run(c) calls, one level each:
+ *   kuw_chain_f1        small frame, no frame pointer
+ *   kuw_chain_f2        chooses the signal-like path when c->sig
+ *  [kuw_chain_sig_glue  asm: builds a fake "interrupted" context whose pc
+ *                       is kuw_chain_sig_victim's first instruction, calls]
+ *  [kuw_chain_sig_tramp asm with .cfi_signal_frame: its CFI restores that
+ *                       context, so the unwinder must look the victim's pc
+ *                       up as is, not at pc - 1 (which is in the tramp).
+ *                       In a trace: tramp, victim, f2; the glue is hidden]
+ *   kuw_chain_f3        a large frame (768 bytes of locals)
+ *   kuw_chain_f4        alloca: the CFA is based on rbp
+ *   kuw_chain_f5        asm, tail-calls f6 (absent from traces)
+ *   kuw_chain_f6        six values live across the call: every
+ *                       callee-saved register is pushed
+ *   kuw_chain_f7        calls c->leaf(c), where the test unwinds
+ * Every call but f5's is followed by work, so none becomes a tail call.
+ */
+#include <linux/compiler.h>
+#include <linux/string.h>
+
+struct kuw_chain {
+	int (*leaf)(struct kuw_chain *c);
+	void *priv;
+	unsigned int alloca_n;
+	bool sig;
+	unsigned long sink;
+};
+
+/* No inlining, cloning or IPA: the names and ABI stay as written. */
+#define KUW_CHAIN_FN	noinline __attribute__((__noipa__)) __used
+
+int kuw_chain_run(struct kuw_chain *c);
+int kuw_chain_f1(struct kuw_chain *c);
+int kuw_chain_f2(struct kuw_chain *c);
+int kuw_chain_f3(struct kuw_chain *c);
+int kuw_chain_f4(struct kuw_chain *c, unsigned int n);
+int kuw_chain_f5(struct kuw_chain *c);
+int kuw_chain_f6(struct kuw_chain *c, unsigned long a, unsigned long b,
+		 unsigned long d, unsigned long e, unsigned long f);
+int kuw_chain_f7(struct kuw_chain *c);
+int kuw_chain_sig_glue(struct kuw_chain *c);
+void kuw_chain_sig_tramp(void);
+void kuw_chain_sig_victim(void);
+
+KUW_CHAIN_FN int kuw_chain_f7(struct kuw_chain *c)
+{
+	int r = c->leaf(c);
+
+	barrier();
+	return r + 1;
+}
+
+KUW_CHAIN_FN int kuw_chain_f6(struct kuw_chain *c, unsigned long a,
+			      unsigned long b, unsigned long d,
+			      unsigned long e, unsigned long f)
+{
+	unsigned long x1 = a * 3, x2 = b ^ 5, x3 = d + 7, x4 = e * 11;
+	unsigned long x5 = f - 13, x6 = a + f;
+	int r;
+
+	OPTIMIZER_HIDE_VAR(x1);
+	OPTIMIZER_HIDE_VAR(x2);
+	OPTIMIZER_HIDE_VAR(x3);
+	OPTIMIZER_HIDE_VAR(x4);
+	OPTIMIZER_HIDE_VAR(x5);
+	OPTIMIZER_HIDE_VAR(x6);
+	r = kuw_chain_f7(c);
+	return r + (int)(x1 ^ x2 ^ x3 ^ x4 ^ x5 ^ x6);
+}
+
+/* f5: a tail call to f6, in asm so that no compiler flag can undo it. */
+asm(".pushsection .text, \"ax\"\n"
+    ".globl kuw_chain_f5\n"
+    ".type kuw_chain_f5, @function\n"
+    "kuw_chain_f5:\n"
+    "	.cfi_startproc\n"
+    "	movl $1, %esi\n"
+    "	movl $2, %edx\n"
+    "	movl $3, %ecx\n"
+    "	movl $4, %r8d\n"
+    "	movl $5, %r9d\n"
+    "	jmp kuw_chain_f6\n"
+    "	.cfi_endproc\n"
+    ".size kuw_chain_f5, . - kuw_chain_f5\n"
+    ".popsection\n");
+
+KUW_CHAIN_FN int kuw_chain_f4(struct kuw_chain *c, unsigned int n)
+{
+	char *p = __builtin_alloca(n);
+	int r;
+
+	memset(p, 0x5a, n);
+	OPTIMIZER_HIDE_VAR(p);
+	r = kuw_chain_f5(c);
+	return r + p[n / 2];
+}
+
+KUW_CHAIN_FN int kuw_chain_f3(struct kuw_chain *c)
+{
+	char buf[768];
+	int r;
+
+	memset(buf, c->alloca_n & 0xff, sizeof(buf));
+	barrier_data(buf);
+	r = kuw_chain_f4(c, c->alloca_n);
+	return r + buf[c->alloca_n % sizeof(buf)];
+}
+
+/*
+ * The signal-like frame.  glue: at entry [rsp] is the return address into
+ * f2, exactly the state at the first instruction of a function called from
+ * f2; push that context (sp, then pc = victim) and call the tramp.  The
+ * tramp's CFI (signal frame): CFA = rsp + 24 = the glue's entry sp, the
+ * "return address" is the saved pc at CFA - 16.  The victim is placed
+ * right after the tramp, so victim - 1 is tramp code with other rules.
+ */
+asm(".pushsection .text, \"ax\"\n"
+    ".globl kuw_chain_sig_glue\n"
+    ".type kuw_chain_sig_glue, @function\n"
+    "kuw_chain_sig_glue:\n"
+    "	.cfi_startproc\n"
+    "	movq %rsp, %rax\n"
+    "	leaq kuw_chain_sig_victim(%rip), %rcx\n"
+    "	pushq %rax\n"
+    "	.cfi_adjust_cfa_offset 8\n"
+    "	pushq %rcx\n"
+    "	.cfi_adjust_cfa_offset 8\n"
+    "	call kuw_chain_sig_tramp\n"
+    "	addq $16, %rsp\n"
+    "	.cfi_adjust_cfa_offset -16\n"
+    "	ret\n"
+    "	.cfi_endproc\n"
+    ".size kuw_chain_sig_glue, . - kuw_chain_sig_glue\n"
+    ".globl kuw_chain_sig_tramp\n"
+    ".type kuw_chain_sig_tramp, @function\n"
+    "kuw_chain_sig_tramp:\n"
+    "	.cfi_startproc\n"
+    "	.cfi_signal_frame\n"
+    "	.cfi_def_cfa_offset 24\n"
+    "	.cfi_offset 16, -16\n"
+    "	call kuw_chain_f3\n"
+    "	ret\n"
+    "	.cfi_endproc\n"
+    ".size kuw_chain_sig_tramp, . - kuw_chain_sig_tramp\n"
+    ".globl kuw_chain_sig_victim\n"
+    ".type kuw_chain_sig_victim, @function\n"
+    "kuw_chain_sig_victim:\n"
+    "	.cfi_startproc\n"
+    "	nop\n"
+    "	ret\n"
+    "	.cfi_endproc\n"
+    ".size kuw_chain_sig_victim, . - kuw_chain_sig_victim\n"
+    ".popsection\n");
+
+KUW_CHAIN_FN int kuw_chain_f2(struct kuw_chain *c)
+{
+	int r;
+
+	if (c->sig)
+		r = kuw_chain_sig_glue(c);
+	else
+		r = kuw_chain_f3(c);
+	barrier();
+	return r + 2;
+}
+
+KUW_CHAIN_FN int kuw_chain_f1(struct kuw_chain *c)
+{
+	int r = kuw_chain_f2(c);
+
+	barrier();
+	return r * 2;
+}
+
+KUW_CHAIN_FN int kuw_chain_run(struct kuw_chain *c)
+{
+	int r = kuw_chain_f1(c);
+
+	barrier();
+	return r + 3;
+}
+
+/* Names of the frames a trace from c->leaf shows, leaf's caller first. */
+static const char *const kuw_chain_frames_plain[] = {
+	"kuw_chain_f7", "kuw_chain_f6", "kuw_chain_f4", "kuw_chain_f3",
+	"kuw_chain_f2", "kuw_chain_f1", "kuw_chain_run",
+};
+
+static const char *const kuw_chain_frames_sig[] = {
+	"kuw_chain_f7", "kuw_chain_f6", "kuw_chain_f4", "kuw_chain_f3",
+	"kuw_chain_sig_tramp", "kuw_chain_sig_victim", "kuw_chain_f2",
+	"kuw_chain_f1", "kuw_chain_run",
+};

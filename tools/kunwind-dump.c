@@ -116,38 +116,199 @@ static bool get_sec(const struct kuw_elf *e, const char *name,
 
 /* rows */
 
+/*
+ * Real tables repeat few distinct rules over many rows (libLLVM: ~1000
+ * rules, ~1M rows), so the text kuw_format_row() gives each rule is cached
+ * and only the pc is formatted per row.  kuw_format_row() stays the one
+ * definition of the format: the cache stores its output after the pc.
+ */
+#define RULE_CACHE_BITS	14
+#define RULE_CACHE_SIZE	(1u << RULE_CACHE_BITS)
+
+/* A rule's fields that the text depends on, packed: 8 + 8 * nregs bytes. */
+struct rule_key {
+	u32 len;
+	u64 w[1 + KUW_MAX_REGS];
+};
+
+struct rule_text {
+	u32 hash;
+	u32 nw;			/* words of the key */
+	u64 *w;			/* the key (struct rule_key.w) */
+	char *text;		/* " cfa=... ra=..." */
+	u32 len;
+};
+
 struct rows_ctx {
 	u8 arch;
 	u64 nfde;
 	u64 nrows;
+	u32 *slot;		/* RULE_CACHE_SIZE: entry index + 1, 0 empty */
+	struct rule_text *ent;	/* RULE_CACHE_SIZE / 2 entries */
+	u32 nent;
 };
+
+static void rule_key_of(const struct kuw_rule *r, struct rule_key *k)
+{
+	u32 i, n = r->nregs < KUW_MAX_REGS ? r->nregs : KUW_MAX_REGS;
+
+	k->w[0] = (u64)r->cfa_kind | (u64)r->cfa_reg << 8 | (u64)n << 16 |
+		  (u64)(u32)r->cfa_off << 32;
+	for (i = 0; i < n; i++)
+		k->w[1 + i] = (u64)r->regs[i].reg |
+			      (u64)r->regs[i].kind << 8 |
+			      (u64)r->regs[i].src << 16 |
+			      (u64)(u32)r->regs[i].off << 32;
+	k->len = 1 + n;
+}
+
+static u32 rule_key_hash(const struct rule_key *k)
+{
+	u64 h = 0x9e3779b97f4a7c15ull;
+	u32 i;
+
+	for (i = 0; i < k->len; i++) {
+		h ^= k->w[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (u32)h;
+}
+
+/* The cached text after the pc for @r, or NULL (then format directly). */
+static const struct rule_text *rule_text(struct rows_ctx *c,
+					 const struct kuw_rule *r)
+{
+	struct rule_text *t;
+	struct rule_key k;
+	char buf[512];
+	u32 h, i, j;
+	int n;
+
+	if (!c->slot || c->nent >= RULE_CACHE_SIZE / 2)
+		return NULL;
+	rule_key_of(r, &k);
+	h = rule_key_hash(&k);
+	for (i = 0; i < RULE_CACHE_SIZE; i++) {
+		u32 *slot = &c->slot[(h + i) & (RULE_CACHE_SIZE - 1)];
+
+		if (!*slot) {
+			n = kuw_format_row(buf, sizeof(buf), c->arch, 0, r);
+			if (n < 3 || n >= (int)sizeof(buf) ||
+			    memcmp(buf, "0x0", 3))
+				return NULL;
+			t = &c->ent[c->nent];
+			t->text = strdup(buf + 3);
+			t->w = malloc(k.len * sizeof(u64));
+			if (!t->text || !t->w) {
+				free(t->text);
+				free(t->w);
+				return NULL;
+			}
+			memcpy(t->w, k.w, k.len * sizeof(u64));
+			t->nw = k.len;
+			t->hash = h;
+			t->len = (u32)n - 3;
+			*slot = ++c->nent;
+			return t;
+		}
+		t = &c->ent[*slot - 1];
+		if (t->hash != h || t->nw != k.len)
+			continue;
+		for (j = 0; j < k.len && t->w[j] == k.w[j]; j++)
+			;
+		if (j == k.len)
+			return t;
+	}
+	return NULL;
+}
+
+/* Output of "rows": one big buffer, written with fwrite when full. */
+static char out_buf[1 << 20];
+static size_t out_len;
+
+static void out_flush(void)
+{
+	if (out_len)
+		fwrite(out_buf, 1, out_len, stdout);
+	out_len = 0;
+}
+
+static void out_put(const char *p, size_t n)
+{
+	if (n > sizeof(out_buf) - out_len) {
+		out_flush();
+		if (n > sizeof(out_buf)) {
+			fwrite(p, 1, n, stdout);
+			return;
+		}
+	}
+	memcpy(out_buf + out_len, p, n);
+	out_len += n;
+}
+
+static void out_hex(u64 v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[20];
+	int i = sizeof(buf);
+
+	do {
+		buf[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	buf[--i] = 'x';
+	buf[--i] = '0';
+	if (sizeof(out_buf) - out_len < sizeof(buf))
+		out_flush();
+	memcpy(out_buf + out_len, buf + i, sizeof(buf) - i);
+	out_len += sizeof(buf) - i;
+}
 
 static int rows_fde(void *ctx, const struct kuw_fde_info *f)
 {
 	struct rows_ctx *c = ctx;
+	const char *src = kuw_src_name(f->src);
+	char buf[32];
+	int n;
 
 	c->nfde++;
-	if (f->pcmask)
-		printf("fde 0x%llx-0x%llx %s pcmask=%u\n", f->start, f->end,
-		       kuw_src_name(f->src), f->pcmask);
-	else
-		printf("fde 0x%llx-0x%llx %s\n", f->start, f->end,
-		       kuw_src_name(f->src));
+	out_put("fde ", 4);
+	out_hex(f->start);
+	out_put("-", 1);
+	out_hex(f->end);
+	out_put(" ", 1);
+	out_put(src, strlen(src));
+	if (f->pcmask) {
+		n = snprintf(buf, sizeof(buf), " pcmask=%u", f->pcmask);
+		out_put(buf, n);
+	}
+	out_put("\n", 1);
 	return 0;
 }
 
 static int rows_row(void *ctx, u64 pc, const struct kuw_rule *r)
 {
 	struct rows_ctx *c = ctx;
+	const struct rule_text *t;
 	char buf[512];
 	int n;
 
 	c->nrows++;
+	t = rule_text(c, r);
+	if (t) {
+		out_hex(pc);
+		out_put(t->text, t->len);
+		out_put("\n", 1);
+		return 0;
+	}
 	n = kuw_format_row(buf, sizeof(buf), c->arch, pc, r);
 	if (n < 0)
 		return n;
-	fputs(buf, stdout);
-	fputc('\n', stdout);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	out_put(buf, n);
+	out_put("\n", 1);
 	return 0;
 }
 
@@ -162,7 +323,6 @@ static int walk_sec(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 
 static int cmd_rows(int argc, char **argv)
 {
-	static char outbuf[1 << 16];
 	struct rows_ctx c = { 0 };
 	struct kuw_sink sink = { rows_fde, rows_row, &c };
 	int ret, status = EXIT_OK;
@@ -175,9 +335,14 @@ static int cmd_rows(int argc, char **argv)
 	ret = open_elf(&e, argv[1]);
 	if (ret)
 		return ret;
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	kuw_elf_obj(&e, argv[1], &o);
 	c.arch = o.arch;
+	c.slot = calloc(RULE_CACHE_SIZE, sizeof(*c.slot));
+	c.ent = calloc(RULE_CACHE_SIZE / 2, sizeof(*c.ent));
+	if (!c.slot || !c.ent) {
+		free(c.slot);
+		c.slot = NULL;
+	}
 	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
 		struct kuw_diag d = { 0 };
 		struct kuw_stats st = { 0 };
@@ -187,12 +352,20 @@ static int cmd_rows(int argc, char **argv)
 			continue;
 		ret = walk_sec(&o, unwind_secs[i].src, &s, &sink, &st, &d);
 		if (ret) {
+			out_flush();
 			fflush(stdout);
 			print_diag(argv[1], &d, ret, unwind_secs[i].name);
 			status = EXIT_BAD;
 		}
 	}
+	out_flush();
 	fflush(stdout);
+	for (i = 0; i < c.nent; i++) {
+		free(c.ent[i].text);
+		free(c.ent[i].w);
+	}
+	free(c.ent);
+	free(c.slot);
 	kuw_elf_close(&e);
 	return status;
 }

@@ -223,6 +223,8 @@ struct re_row {
 	char val[RE_MAX_COLS][24];
 };
 
+static u8 re_arch;
+
 static int re_regnum(const char *name)
 {
 	static const char *const x86[] = {
@@ -231,6 +233,17 @@ static int re_regnum(const char *name)
 	};
 	u32 i;
 
+	if (re_arch == KUW_ARCH_ARM64) {
+		if (!strcmp(name, "ra"))
+			return 30;
+		if (!strcmp(name, "sp"))
+			return 31;
+		if (!strcmp(name, "pc"))
+			return 32;
+		if (name[0] == 'x' && name[1] >= '0' && name[1] <= '9')
+			return atoi(name + 1);
+		return -2;
+	}
 	if (!strcmp(name, "ra"))
 		return 16;
 	for (i = 0; i < ARRAY_SIZE(x86); i++)
@@ -372,7 +385,7 @@ static int re_cmp_fde(const struct re_fde *rf, const struct re_row *rows,
 	return bad;
 }
 
-int kcfi_readelf_compare(const char *path, bool debug,
+int kcfi_readelf_compare(const char *path, bool debug, u8 arch,
 			 const struct kcfi_col *c, u32 *nrows)
 {
 	static struct re_fde fdes[KCFI_MAX_FDES];
@@ -385,6 +398,7 @@ int kcfi_readelf_compare(const char *path, bool debug,
 	FILE *p;
 
 	*nrows = 0;
+	re_arch = arch;
 	snprintf(cmd, sizeof(cmd),
 		 "readelf --debug-dump=frames-interp '%s' 2>/dev/null", path);
 	p = popen(cmd, "r");
@@ -430,8 +444,9 @@ int kcfi_readelf_compare(const char *path, bool debug,
 			}
 			continue;
 		}
-		if (sscanf(line, "%llx", &a) == 1 && line[0] != ' ' &&
-		    strlen(line) > 17 && nr < KCFI_MAX_ROWS) {
+		if (strlen(line) > 17 && line[16] == ' ' &&
+		    strspn(line, "0123456789abcdef") == 16 &&
+		    sscanf(line, "%llx", &a) == 1 && nr < KCFI_MAX_ROWS) {
 			struct re_row *r = &rows[nr];
 			int j = 0;
 

@@ -51,7 +51,7 @@ static const char *rows_of(const char *name, const char *body, bool debug,
 		kt_fail(__FILE__, __LINE__, "%s: %u FDEs, bad %d", name,
 			c->nfde, c->bad);
 	snprintf(so, sizeof(so), "%s/%s.so", kt_builddir, name);
-	bad = kcfi_readelf_compare(so, debug, c, &n);
+	bad = kcfi_readelf_compare(so, debug, KUW_ARCH_X86_64, c, &n);
 	if (bad)
 		kt_fail(__FILE__, __LINE__, "%s: %d mismatches with readelf",
 			name, bad);
@@ -481,7 +481,7 @@ KT_TEST(cfi_many_functions_vs_readelf)
 	KT_EXPECT(st.nfde >= 6);
 	KT_EXPECT_EQ(st.nfde, c->nfde);
 	KT_EXPECT_EQ(st.nrows, c->nrow);
-	KT_EXPECT_EQ(kcfi_readelf_compare(so, false, c, &n), 0);
+	KT_EXPECT_EQ(kcfi_readelf_compare(so, false, KUW_ARCH_X86_64, c, &n), 0);
 	KT_EXPECT(n > 20);
 	kcfi_unload(&x);
 	kcfi_col_free(c);

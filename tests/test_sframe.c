@@ -1347,3 +1347,67 @@ KT_TEST(sframe_mutations)
 	(void)bad;
 	col_free(c);
 }
+
+/*
+ * FDEs out of order (a module's .sframe): reported in array order, each
+ * with its rows in increasing pc; the compiled table sorts them.
+ */
+KT_TEST(sframe_unsorted_fdes)
+{
+	struct bb b;
+	struct col *c = col_new();
+	struct kuw_table *t = NULL;
+	struct kuw_diag d = { 0 };
+	struct kuw_sec s;
+	const struct kuw_rule *r;
+	u64 row_pc;
+	u32 fres, fde1 = KUW_SFH_SIZE + KUW_SFDE_V2_SIZE;
+	s32 o8[] = { 8 }, o16[] = { 16 }, o24[] = { 24 };
+
+	hdr(&b, 2, KUW_SFRAME_F_FDE_FUNC_START_PCREL, KUW_SFRAME_ABI_AMD64_LE,
+	    0, -8, 0, 2, 4);
+	/* FDE0 at 0x2000, FDE1 at 0x1000 (field-relative starts). */
+	fde(&b, 2, (s32)(0x2000 - (0x10000 + KUW_SFH_SIZE)), 0x10, 0, 2,
+	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0);
+	fde(&b, 2, (s32)(0x1000 - (0x10000 + fde1)), 0x20, 0, 2,
+	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0);
+	fres = fre_begin(&b);
+	put8(&b, 0);
+	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
+	offs(&b, 1, 1, o8);
+	put8(&b, 4);
+	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
+	offs(&b, 1, 1, o16);
+	set32(&b, fde1 + KUW_SFDE_FRE_OFF, b.n - fres);
+	put8(&b, 0);
+	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
+	offs(&b, 1, 1, o8);
+	put8(&b, 0x10);
+	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
+	offs(&b, 1, 1, o24);
+	fin(&b, fres);
+
+	KT_ASSERT_EQ(walk(&x86_obj, b.b, b.n, 0x10000, c, NULL, NULL), 0);
+	KT_ASSERT_EQ(c->nfde, 2);
+	KT_EXPECT_EQ(c->fde[0].f.start, 0x2000);
+	KT_EXPECT_EQ(c->fde[1].f.start, 0x1000);
+	KT_ASSERT_EQ(c->nrow, 4);
+	KT_EXPECT_EQ(c->row[0].pc, 0x2000);
+	KT_EXPECT_EQ(c->row[1].pc, 0x2004);
+	KT_EXPECT_EQ(c->row[2].pc, 0x1000);
+	KT_EXPECT_EQ(c->row[3].pc, 0x1010);
+	col_free(c);
+
+	s.data = b.b;
+	s.size = b.n;
+	s.addr = 0x10000;
+	KT_ASSERT_EQ(kuw_table_build(&x86_obj, KUW_SRC_SFRAME, &s, &t, &d), 0);
+	KT_EXPECT_EQ(kuw_table_lookup(t, 0x1017, &r, &row_pc), 0);
+	KT_EXPECT_EQ(row_pc, 0x1010);
+	KT_EXPECT_EQ(r->cfa_off, 24);
+	KT_EXPECT_EQ(kuw_table_lookup(t, 0x2003, &r, &row_pc), 0);
+	KT_EXPECT_EQ(row_pc, 0x2000);
+	KT_EXPECT_EQ(r->cfa_off, 8);
+	KT_EXPECT_EQ(kuw_table_lookup(t, 0x1800, &r, &row_pc), -KUW_E_NOINFO);
+	kuw_table_free(t);
+}

@@ -434,7 +434,8 @@ int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
 	int ret = 0;
 
 	if (!o || !s || (!s->data && s->size))
-		return -KUW_E_INVAL;
+		return kuw_fail(d, debug ? ".debug_frame" : ".eh_frame", 0,
+				KUW_E_INVAL);
 	ehf_init(&w, o, s, debug, d);
 	x = kuw_alloc(sizeof(*x));
 	if (!x)
@@ -488,8 +489,11 @@ int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
 		}
 		lst.nfde++;
 		if (f.skip || f.start == f.end) {
+			u32 unused = 0;
+
+			/* Checked, not reported (nor counted as rows). */
 			ret = kuw_cfi_run_fde(x, f.insn, f.insn_end, f.start,
-					      f.end, NULL, &lst.nrows, d);
+					      f.end, NULL, &unused, d);
 		} else {
 			if (sink && sink->fde) {
 				struct kuw_fde_info fi = {

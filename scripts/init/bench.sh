@@ -1,12 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# /init for `make bench`: load kunwind.ko, then every kunit/*bench*.ko; a
-# benchmark module measures at load and prints "kunwind-bench: ..." lines.
+# /init for `make bench`: load kunwind.ko (it builds the kernel image's
+# tables and prints what each build cost), a payload module (one more module
+# load to time), then kunit/bench.ko, which measures kunwind against ORC at
+# load and prints "kunwind-bench: ..." lines.  kuw_rounds= and kuw_iters= on
+# the kernel command line reach us as environment variables.
 . /etc/kuw-common.sh
 G start
+G "cpus $(grep -c ^processor /proc/cpuinfo) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 check "insmod kunwind.ko" insmod $KUW_MODDIR/kunwind.ko
-for m in $KUW_MODDIR/kunit/*bench*.ko; do
-	[ -f "$m" ] || { G "# no benchmark module (kunit/*bench*.ko) yet"; break; }
-	check "insmod ${m##*/}" insmod "$m"
-done
+if [ -f $KUW_MODDIR/kunit/demo_oops.ko ]; then
+	check "insmod demo_oops.ko" insmod $KUW_MODDIR/kunit/demo_oops.ko
+fi
+if [ -f $KUW_MODDIR/kunit/bench.ko ]; then
+	check "insmod bench.ko" insmod $KUW_MODDIR/kunit/bench.ko \
+		rounds=${kuw_rounds:-100} iters=${kuw_iters:-10}
+else
+	notok "no benchmark module kunit/bench.ko"
+fi
+if [ -r /sys/kernel/debug/kunwind/tables ]; then
+	sed 's/^/kuw-guest: tables: /' /sys/kernel/debug/kunwind/tables
+fi
 finish

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench: kunwind against the kernel's ORC unwinder, side by side, on the
+ * same stacks, in one boot.  Not a KUnit suite: it measures at load and
+ * prints lines starting with "kunwind-bench:" that scripts/bench.sh parses.
+ *
+ * A chain of 8, 32 or 64 functions of four frame shapes (a large frame,
+ * many callee-saved registers, alloca with a frame pointer, a small frame),
+ * built without frame pointers and with .eh_frame and .sframe (kunit/Kbuild),
+ * is called from module init, so that a walk from its bottom goes on
+ * through vmlinux (do_one_initcall, do_init_module, load_module, the
+ * syscall path) to the entry code.  At the bottom the contenders run
+ * interleaved in small rounds (the order reversed every other round), so
+ * that all of them see the same host speed:
+ *
+ *   kunwind-eh_frame  __kunwind_start(.., KUW_SRC_EH_FRAME) + next_frame loop
+ *   kunwind-sframe    __kunwind_start(.., KUW_SRC_SFRAME) + next_frame loop
+ *   orc               unwind_start() + unwind_next_frame() loop
+ *   orc-sts           stack_trace_save()
+ *
+ * each as a "module" walk (the chain's frames only: the walk stops after
+ * them) and a "whole" walk (to the end of the stack).  Every walk stores
+ * its return addresses, as stack_trace_save() does.  Per-frame cost is the
+ * round's time over iterations and frames; the marginal cost per module
+ * frame is the slope between depths 8 and 64 (start costs cancel).
+ *
+ * Times come from ktime_get_ns(): boot with tsc_early_khz= (see
+ * scripts/bench.sh); under -icount shift=0 one ns is one guest instruction.
+ *
+ * One translation unit on purpose: binutils 2.40 `ld -r` misplaces .sframe
+ * relocations when several objects carry .sframe.
+ */
+#include <linux/compiler.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/stacktrace.h>
+#include <asm/unwind.h>
+#include "kunwind.h"
+
+static unsigned int rounds = 5;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "interleaved rounds (default 5: a smoke run)");
+static unsigned int iters = 10;
+module_param(iters, uint, 0444);
+MODULE_PARM_DESC(iters, "walks per contender per round");
+
+#define BENCH_MAX_ROUNDS	1000
+#define BENCH_MAX_FRAMES	160
+
+enum bench_who {
+	B_EHF,		/* kunwind from .eh_frame */
+	B_SFR,		/* kunwind from .sframe */
+	B_ORC,		/* unwind_start/unwind_next_frame */
+	B_STS,		/* stack_trace_save */
+	B_NWHO
+};
+
+static const char *const bench_who_name[B_NWHO] = {
+	"kunwind-eh_frame", "kunwind-sframe", "orc", "orc-sts",
+};
+
+enum { M_MODULE, M_WHOLE, M_NMODE };
+static const char *const bench_mode_name[M_NMODE] = { "module", "whole" };
+
+static const int bench_depths[] = { 8, 32, 64 };
+#define B_NDEPTH ARRAY_SIZE(bench_depths)
+
+struct bench_ctx {
+	u64 seed[6];
+	unsigned int depth_idx;
+	unsigned int round;
+	bool calibrated[B_NDEPTH];
+	/* frames of one walk, and of its module part, per contender */
+	unsigned int frames[B_NDEPTH][B_NWHO][M_NMODE];
+	bool match[B_NDEPTH][B_NWHO];
+	u64 *ns;	/* [depth][who][mode][round] */
+	unsigned long buf[B_NWHO][BENCH_MAX_FRAMES];
+};
+
+static u64 *bench_slot(struct bench_ctx *c, unsigned int d, unsigned int w,
+		       unsigned int m)
+{
+	return c->ns + ((d * B_NWHO + w) * M_NMODE + m) * rounds;
+}
+
+/* ---- the contenders ---- */
+
+static noinline unsigned int walk_kunwind(unsigned long *buf,
+					  unsigned int max, u8 src)
+{
+	struct kunwind_state s;
+	unsigned int n = 0;
+
+	/* start where ORC's unwind_start() starts: this frame's caller */
+	for (__kunwind_start(&s, current, NULL,
+			     (unsigned long *)current_stack_pointer, src);
+	     !kunwind_done(&s) && n < max; kunwind_next_frame(&s))
+		buf[n++] = kunwind_get_return_address(&s);
+	return n;
+}
+
+static noinline unsigned int walk_orc(unsigned long *buf, unsigned int max)
+{
+	struct unwind_state s;
+	unsigned long addr;
+	unsigned int n = 0;
+
+	for (unwind_start(&s, current, NULL, NULL);
+	     !unwind_done(&s) && n < max; unwind_next_frame(&s)) {
+		addr = unwind_get_return_address(&s);
+		if (!addr)
+			break;
+		buf[n++] = addr;
+	}
+	return n;
+}
+
+static noinline unsigned int walk_sts(unsigned long *buf, unsigned int max)
+{
+	/* skip 1: stack_trace_save() reports this function, ORC does not */
+	return stack_trace_save(buf, max, 1);
+}
+
+static unsigned int bench_walk(unsigned long *buf, enum bench_who w,
+			       unsigned int max)
+{
+	switch (w) {
+	case B_EHF:
+		return walk_kunwind(buf, max, KUW_SRC_EH_FRAME);
+	case B_SFR:
+		return walk_kunwind(buf, max, KUW_SRC_SFRAME);
+	case B_ORC:
+		return walk_orc(buf, max);
+	default:
+		return walk_sts(buf, max);
+	}
+}
+
+/* ---- measuring at the bottom of the chain ---- */
+
+static unsigned int bench_in_module(const unsigned long *buf, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!within_module((unsigned long)buf[i], THIS_MODULE))
+			break;
+	return i;
+}
+
+/* One walk of each contender: frame counts, and do the traces agree? */
+static void bench_calibrate(struct bench_ctx *c, unsigned int d)
+{
+	unsigned int w, n, nref, i;
+
+	for (w = 0; w < B_NWHO; w++) {
+		n = bench_walk(c->buf[w], w, BENCH_MAX_FRAMES);
+		c->frames[d][w][M_WHOLE] = n;
+		c->frames[d][w][M_MODULE] = bench_in_module(c->buf[w], n);
+	}
+	/*
+	 * ORC's loop is the reference trace.  Frame 0 is this function, at
+	 * each contender's own call site: compare from frame 1 on.
+	 */
+	nref = c->frames[d][B_ORC][M_WHOLE];
+	for (w = 0; w < B_NWHO; w++) {
+		n = c->frames[d][w][M_WHOLE];
+		c->match[d][w] = n == nref;
+		for (i = 1; i < n && i < nref; i++)
+			if (c->buf[w][i] != c->buf[B_ORC][i])
+				c->match[d][w] = false;
+		if (!c->match[d][w]) {
+			for (i = 1; i < n || i < nref; i++) {
+				if (i < n && i < nref &&
+				    c->buf[w][i] == c->buf[B_ORC][i])
+					continue;
+				pr_info("kunwind-bench: # depth %d %s frame %u: %pS, orc: %pS\n",
+					bench_depths[d], bench_who_name[w], i,
+					i < n ? (void *)c->buf[w][i] : NULL,
+					i < nref ? (void *)c->buf[B_ORC][i] :
+						   NULL);
+				break;
+			}
+		}
+	}
+	c->calibrated[d] = true;
+}
+
+static noinline int bench_bottom(struct bench_ctx *c)
+{
+	unsigned int d = c->depth_idx, k, w, m, i, max;
+	u64 t0, t1;
+
+	if (!c->calibrated[d])
+		bench_calibrate(c, d);
+	/* order reversed every other round */
+	for (k = 0; k < B_NWHO * M_NMODE; k++) {
+		unsigned int slot = c->round & 1 ? B_NWHO * M_NMODE - 1 - k : k;
+
+		w = slot / M_NMODE;
+		m = slot % M_NMODE;
+		max = m == M_MODULE ? c->frames[d][w][M_MODULE] :
+				      BENCH_MAX_FRAMES;
+		if (!max)
+			max = 1;
+		t0 = ktime_get_ns();
+		for (i = 0; i < iters; i++)
+			bench_walk(c->buf[w], w, max);
+		t1 = ktime_get_ns();
+		bench_slot(c, d, w, m)[c->round] = t1 - t0;
+	}
+	return 0;
+}
+
+/* ---- the chain: four frame shapes, calling each other ---- */
+
+static noinline int shape_big(int d, struct bench_ctx *c);
+static noinline int shape_regs(int d, struct bench_ctx *c);
+static noinline int shape_alloca(int d, struct bench_ctx *c);
+static noinline int shape_small(int d, struct bench_ctx *c);
+
+/* Direct calls, no dispatcher frame between two levels. */
+#define BENCH_NEXT(d, c)						\
+	((d) <= 0 ? bench_bottom(c) :					\
+	 ((d) & 3) == 0 ? shape_big((d) - 1, (c)) :			\
+	 ((d) & 3) == 1 ? shape_regs((d) - 1, (c)) :			\
+	 ((d) & 3) == 2 ? shape_alloca((d) - 1, (c)) :			\
+			  shape_small((d) - 1, (c)))
+
+/* A large frame: sub $N, %rsp with N in the hundreds. */
+static noinline int shape_big(int d, struct bench_ctx *c)
+{
+	u64 buf[40];
+	int ret;
+
+	buf[d % 40] = c->seed[0] + d;
+	barrier_data(buf);
+	ret = BENCH_NEXT(d, c);
+	barrier_data(buf);
+	return ret + (int)buf[(d + 3) % 40];
+}
+
+/* Many callee-saved registers live across the call (push %rbx ... %r15). */
+static noinline int shape_regs(int d, struct bench_ctx *c)
+{
+	u64 a = READ_ONCE(c->seed[0]) + d, b = READ_ONCE(c->seed[1]) ^ d;
+	u64 e = READ_ONCE(c->seed[2]) * d, f = READ_ONCE(c->seed[3]) - d;
+	u64 g = READ_ONCE(c->seed[4]) + 2 * d;
+	int ret;
+
+	ret = BENCH_NEXT(d, c);
+	return (int)(((ret + a) * b) ^ ((e + ret) * f) ^ (g - ret) ^
+		     (a * g + ret));
+}
+
+/* alloca: the frame is addressed through %rbp, CFA = rbp + 16. */
+static noinline int shape_alloca(int d, struct bench_ctx *c)
+{
+	u8 *p = __builtin_alloca(32 + (d & 7) * 16);
+	int ret;
+
+	p[0] = d;
+	barrier_data(p);
+	ret = BENCH_NEXT(d, c);
+	barrier_data(p);
+	return ret + p[0];
+}
+
+/* A small frame: just the alignment slot. */
+static noinline int shape_small(int d, struct bench_ctx *c)
+{
+	return BENCH_NEXT(d, c) + 1;
+}
+
+static noinline int bench_chain(int depth, struct bench_ctx *c)
+{
+	return BENCH_NEXT(depth, c);
+}
+
+/* The chain's result is used, so no level may drop its work. */
+static int bench_sink;
+
+/* ---- results ---- */
+
+static int bench_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of @n values, in tenths of a unit after dividing by @div. */
+static u64 bench_median10(u64 *v, unsigned int n, u64 div)
+{
+	u64 *tmp = kmalloc_array(n, sizeof(*tmp), GFP_KERNEL);
+	u64 med;
+	unsigned int i;
+
+	if (!tmp || !div) {
+		kfree(tmp);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		tmp[i] = v[i] * 10 / div;
+	sort(tmp, n, sizeof(*tmp), bench_cmp_u64, NULL);
+	med = tmp[n / 2];
+	kfree(tmp);
+	return med;
+}
+
+/* Median over rounds of the per-round ratio of two slots, in 1/1000. */
+static u64 bench_ratio(struct bench_ctx *c, unsigned int d, unsigned int w1,
+		       unsigned int w2, unsigned int m)
+{
+	u64 *a = bench_slot(c, d, w1, m), *b = bench_slot(c, d, w2, m);
+	u64 *r = kmalloc_array(rounds, sizeof(*r), GFP_KERNEL);
+	u64 f1 = c->frames[d][w1][m], f2 = c->frames[d][w2][m], med;
+	unsigned int i;
+
+	if (!r || !f1 || !f2) {
+		kfree(r);
+		return 0;
+	}
+	for (i = 0; i < rounds; i++)
+		r[i] = b[i] ? div64_u64(a[i] * f2 * 1000, b[i] * f1) : 0;
+	sort(r, rounds, sizeof(*r), bench_cmp_u64, NULL);
+	med = r[rounds / 2];
+	kfree(r);
+	return med;
+}
+
+/* Marginal cost per module frame between the first and last depth. */
+static u64 bench_marginal10(struct bench_ctx *c, unsigned int w)
+{
+	unsigned int lo = 0, hi = B_NDEPTH - 1;
+	u64 *a = bench_slot(c, lo, w, M_MODULE), *b = bench_slot(c, hi, w, M_MODULE);
+	s64 df = (s64)c->frames[hi][w][M_MODULE] - c->frames[lo][w][M_MODULE];
+	u64 *r = kmalloc_array(rounds, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+	u64 med;
+
+	if (!r || df <= 0) {
+		kfree(r);
+		return 0;
+	}
+	for (i = 0; i < rounds; i++)
+		r[i] = b[i] > a[i] ? div64_u64((b[i] - a[i]) * 10,
+					       (u64)df * iters) : 0;
+	sort(r, rounds, sizeof(*r), bench_cmp_u64, NULL);
+	med = r[rounds / 2];
+	kfree(r);
+	return med;
+}
+
+static void bench_report(struct bench_ctx *c)
+{
+	unsigned int d, w, m;
+	u64 v;
+
+	for (d = 0; d < B_NDEPTH; d++) {
+		for (m = 0; m < M_NMODE; m++) {
+			for (w = 0; w < B_NWHO; w++) {
+				unsigned int f = c->frames[d][w][m];
+
+				v = bench_median10(bench_slot(c, d, w, m),
+						   rounds, (u64)iters * f);
+				pr_info("kunwind-bench: walk depth=%d mode=%s who=%s frames=%u per-frame=%llu.%llu trace=%s vs-orc=%llu.%03llu\n",
+					bench_depths[d], bench_mode_name[m],
+					bench_who_name[w], f, v / 10, v % 10,
+					c->match[d][w] ? "same" : "differs",
+					bench_ratio(c, d, w, B_ORC, m) / 1000,
+					bench_ratio(c, d, w, B_ORC, m) % 1000);
+			}
+		}
+	}
+	for (w = 0; w < B_NWHO; w++) {
+		v = bench_marginal10(c, w);
+		pr_info("kunwind-bench: marginal who=%s per-module-frame=%llu.%llu\n",
+			bench_who_name[w], v / 10, v % 10);
+	}
+}
+
+/* The clock must move in steps far below a walk's time. */
+static u64 bench_clock_step(void)
+{
+	u64 t0 = ktime_get_ns(), t1;
+	unsigned int i;
+
+	for (i = 0; i < 1000000; i++) {
+		t1 = ktime_get_ns();
+		if (t1 != t0)
+			return t1 - t0;
+	}
+	return U64_MAX;
+}
+
+static int __init bench_init(void)
+{
+	struct bench_ctx *c;
+	unsigned int r, d;
+	u64 step, t0;
+
+	if (!rounds || rounds > BENCH_MAX_ROUNDS || !iters)
+		return -EINVAL;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->ns = kcalloc(B_NDEPTH * B_NWHO * M_NMODE * rounds, sizeof(u64),
+			GFP_KERNEL);
+	if (!c->ns) {
+		kfree(c);
+		return -ENOMEM;
+	}
+	for (r = 0; r < ARRAY_SIZE(c->seed); r++)
+		c->seed[r] = 0x9e3779b97f4a7c15ULL * (r + 1);
+	step = bench_clock_step();
+	pr_info("kunwind-bench: start rounds=%u iters=%u clock-step-ns=%llu%s\n",
+		rounds, iters, step,
+		step > 1000 ? " (coarse clock: numbers are meaningless)" : "");
+	t0 = ktime_get_ns();
+	for (r = 0; r < rounds; r++) {
+		c->round = r;
+		for (d = 0; d < B_NDEPTH; d++) {
+			c->depth_idx = d;
+			bench_sink += bench_chain(bench_depths[d], c);
+		}
+	}
+	pr_info("kunwind-bench: measured in %llu ms (sink %d)\n",
+		(ktime_get_ns() - t0) / NSEC_PER_MSEC, READ_ONCE(bench_sink));
+	bench_report(c);
+	pr_info("kunwind-bench: done\n");
+	kfree(c->ns);
+	kfree(c);
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kunwind benchmark: kunwind against ORC on the same stacks");

@@ -322,6 +322,29 @@ KT_TEST(ehf_augmentations)
 	KT_EXPECT_EQ(c->row[0].r.flags, KUW_RF_SIGNAL);
 	kcfi_col_free(c);
 
+	/*
+	 * Personality DW_EH_PE_aligned: the CIE's augmentation data starts
+	 * at offset 17 (0x50 byte), the pointer is at the next multiple of 8
+	 * of the run-time address (24), then R.
+	 */
+	{
+		static const u8 al[] = { 0x50, 0, 0, 0, 0, 0, 0,
+					 1, 2, 3, 4, 5, 6, 7, 8, 0x04 };
+
+		c = kcfi_col_new();
+		b.n = 0;
+		ci = cie(&b, false, false, 1, "zPR", al, sizeof(al), true);
+		KT_EXPECT_EQ(b.b[17], 0x50);
+		fde(&b, false, false, ci, 0x2000, 0x10, true, prog1,
+		    sizeof(prog1));
+		KT_EXPECT_EQ(walk_bb(&b, false, 0, c, &st, &d), 0);
+		KT_EXPECT_STR(kcfi_fde_text(c, 0, KUW_ARCH_X86_64),
+			      PROG1_ROWS);
+		kcfi_col_free(c);
+		/* At address 4 the pointer starts at offset 20: R is misread. */
+		KT_EXPECT(walk_bb(&b, false, 4, NULL, NULL, &d) != 0);
+	}
+
 	/* Unknown letter without z. */
 	b.n = 0;
 	ci = cie(&b, false, false, 1, "X", NULL, 0, false);

@@ -137,6 +137,7 @@ typedef struct {
 #define SHF_ALLOC	0x2
 #define SHF_EXECINSTR	0x4
 #define R_X86_64_PC32	2
+#define R_AARCH64_PREL32 261
 #define ELF64_R_SYM(i)	((u32)((i) >> 32))
 #define ELF64_R_TYPE(i)	((u32)(i))
 
@@ -289,14 +290,14 @@ static int od_loc(const char *t, int *set, s32 *off, int *mangled)
 	return 0;
 }
 
-static int od_parse(struct od *od, const char *path)
+static int od_parse(struct od *od, const char *objdump, const char *path)
 {
 	char cmd[600], line[512];
 	FILE *p;
 	int rc;
 
 	memset(od, 0, sizeof(*od));
-	snprintf(cmd, sizeof(cmd), "objdump --sframe %s", path);
+	snprintf(cmd, sizeof(cmd), "%s --sframe %s", objdump, path);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
@@ -413,6 +414,16 @@ static void compare(const struct col *c, const struct od *od, const u64 *start,
 					KT_EXPECT_EQ(ra->kind, KUW_R_OFFSET);
 					KT_EXPECT_EQ(ra->off, -8);
 				}
+				KT_EXPECT_EQ(cr->r.flags, 0);
+			} else {
+				/* AArch64: RA tracked per FRE, or in x30. */
+				KT_EXPECT_EQ(ra != NULL, orow->ra_set);
+				if (ra && orow->ra_set) {
+					KT_EXPECT_EQ(ra->kind, KUW_R_OFFSET);
+					KT_EXPECT_EQ(ra->off, orow->ra_off);
+				}
+				KT_EXPECT_EQ(cr->r.flags, orow->mangled ?
+					     KUW_RF_MANGLED_RA : 0);
 			}
 			/* Registers sorted by number, only what is known. */
 			KT_EXPECT_EQ(cr->r.nregs,
@@ -420,7 +431,6 @@ static void compare(const struct col *c, const struct od *od, const u64 *start,
 			if (cr->r.nregs == 2)
 				KT_EXPECT(cr->r.regs[0].reg <
 					  cr->r.regs[1].reg);
-			KT_EXPECT_EQ(cr->r.flags, 0);
 			if (got_off != want_off)
 				return;
 		}
@@ -483,7 +493,8 @@ struct linked {
 	struct kuw_obj o;
 };
 
-static int linked_load(struct linked *l, const char *file)
+static int linked_load_arch(struct linked *l, const char *file, u8 arch,
+			    const char *objdump)
 {
 	int si;
 
@@ -497,9 +508,14 @@ static int linked_load(struct linked *l, const char *file)
 	l->sf_addr = l->e.sh[si].sh_addr;
 	memset(&l->o, 0, sizeof(l->o));
 	l->o.owner = file;
-	l->o.arch = KUW_ARCH_X86_64;
+	l->o.arch = arch;
 	elf_text(&l->e, NULL, &l->o.text_start, &l->o.text_end);
-	return od_parse(&l->od, file);
+	return od_parse(&l->od, objdump, file);
+}
+
+static int linked_load(struct linked *l, const char *file)
+{
+	return linked_load_arch(l, file, KUW_ARCH_X86_64, "objdump");
 }
 
 KT_TEST(sframe_as_linked_v1)
@@ -657,8 +673,10 @@ struct relocd {
  * .rela.sframe (R_X86_64_PC32: S + A - P), and record, for each FDE, the
  * start its relocation designates (S + A).
  */
-static int relocd_load(struct relocd *r, const char *obj, int fde_size)
+static int relocd_load_arch(struct relocd *r, const char *obj, int fde_size,
+			    u8 arch, const char *objdump)
 {
+	u32 pc32 = arch == KUW_ARCH_ARM64 ? R_AARCH64_PREL32 : R_X86_64_PC32;
 	int si, ri, symi, i;
 	const Elf64_Rela *rel;
 	const Elf64_Sym *sym;
@@ -690,7 +708,7 @@ static int relocd_load(struct relocd *r, const char *obj, int fde_size)
 		s32 v = (s32)(S + rel[i].r_addend - P);
 		u64 fde;
 
-		if (ELF64_R_TYPE(rel[i].r_info) != R_X86_64_PC32 ||
+		if (ELF64_R_TYPE(rel[i].r_info) != pc32 ||
 		    rel[i].r_offset + 4 > r->sf_size ||
 		    (rel[i].r_offset - KUW_SFH_SIZE) % fde_size)
 			return -1;
@@ -703,10 +721,15 @@ static int relocd_load(struct relocd *r, const char *obj, int fde_size)
 			r->nstart = fde + 1;
 	}
 	r->o.owner = obj;
-	r->o.arch = KUW_ARCH_X86_64;
+	r->o.arch = arch;
 	r->o.flags = KUW_OBJ_RELOCATED;
 	elf_text(&r->e, r->addr, &r->o.text_start, &r->o.text_end);
-	return od_parse(&r->od, obj);
+	return od_parse(&r->od, objdump, obj);
+}
+
+static int relocd_load(struct relocd *r, const char *obj, int fde_size)
+{
+	return relocd_load_arch(r, obj, fde_size, KUW_ARCH_X86_64, "objdump");
 }
 
 static void relocd_free(struct relocd *r)
@@ -1410,4 +1433,76 @@ KT_TEST(sframe_unsorted_fdes)
 	KT_EXPECT_EQ(r->cfa_off, 8);
 	KT_EXPECT_EQ(kuw_table_lookup(t, 0x1800, &r, &row_pc), -KUW_E_NOINFO);
 	kuw_table_free(t);
+}
+
+/*
+ * AArch64 from the cross assembler (binutils-aarch64-linux-gnu): linked
+ * and relocated, v1 and v2, against the cross objdump.  Skipped, saying
+ * so, when the cross binutils are not installed.
+ */
+KT_TEST(sframe_as_aarch64)
+{
+	struct linked l;
+	struct relocd r;
+	struct col *c;
+	const char *elf = bpath("sfr_a64.elf");
+	const char *obj = bpath("sfr_a64.o");
+	u32 i, nmangled = 0, nfp = 0;
+	u8 *v2;
+	u64 n;
+
+	if (sh("command -v aarch64-linux-gnu-as >/dev/null 2>&1 && "
+	       "command -v aarch64-linux-gnu-objdump >/dev/null 2>&1")) {
+		printf("# sframe_as_aarch64: skipped, aarch64-linux-gnu "
+		       "binutils not installed\n");
+		return;
+	}
+	sh("mkdir -p %s", kt_builddir);
+	KT_ASSERT(sh("aarch64-linux-gnu-as --gsframe -o %s %s/asm/sfr_a64.s",
+		     obj, kt_srcdir) == 0);
+	KT_ASSERT(sh("aarch64-linux-gnu-ld -o %s -e 0 -Ttext=0x400000 %s", elf,
+		     obj) == 0);
+
+	/* Linked: section-relative starts; then as v2 with PCREL. */
+	KT_ASSERT(linked_load_arch(&l, elf, KUW_ARCH_ARM64,
+				   "aarch64-linux-gnu-objdump") == 0);
+	for (i = 0; i < l.od.nrow; i++) {
+		nmangled += l.od.row[i].mangled;
+		nfp += l.od.row[i].cfa_fp;
+	}
+	KT_EXPECT(nmangled >= 3);
+	KT_EXPECT(nfp >= 1);
+	c = col_new();
+	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, c, NULL, NULL), 0);
+	compare(c, &l.od, NULL, KUW_ARCH_ARM64, "a64 linked v1");
+	col_free(c);
+	v2 = calloc(1, l.sf_size * 2);
+	c = col_new();
+	n = v1_to_v2(l.sf, l.sf_size, v2, false, true, true);
+	KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, c, NULL, NULL), 0);
+	compare(c, &l.od, NULL, KUW_ARCH_ARM64, "a64 linked v2 pcrel");
+	col_free(c);
+	free(v2);
+	/* An x86_64 object must not take it. */
+	l.o.arch = KUW_ARCH_X86_64;
+	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, NULL, NULL, NULL),
+		     -KUW_E_BADHDR);
+	elf_free(&l.e);
+
+	/* Relocated by hand (R_AARCH64_PREL32): field-relative starts. */
+	KT_ASSERT(relocd_load_arch(&r, obj, KUW_SFDE_V1_SIZE, KUW_ARCH_ARM64,
+				   "aarch64-linux-gnu-objdump") == 0);
+	KT_EXPECT_EQ(r.nstart, r.od.nfde);
+	c = col_new();
+	KT_EXPECT_EQ(walk(&r.o, r.sf, r.sf_size, r.sf_addr, c, NULL, NULL), 0);
+	compare(c, &r.od, r.start, KUW_ARCH_ARM64, "a64 relocated v1");
+	col_free(c);
+	v2 = calloc(1, r.sf_size * 2);
+	c = col_new();
+	n = v1_to_v2(r.sf, r.sf_size, v2, true, true, false);
+	KT_EXPECT_EQ(walk(&r.o, v2, n, r.sf_addr, c, NULL, NULL), 0);
+	compare(c, &r.od, r.start, KUW_ARCH_ARM64, "a64 relocated v2");
+	col_free(c);
+	free(v2);
+	relocd_free(&r);
 }

@@ -6,7 +6,8 @@
 
 fuzz_sframe/: the .sframe sections that `as --gsframe` and ld make from
 tests/asm/sfr_*.s and from a small C program built with -Wa,--gsframe
-(linked: section-relative starts; the raw .o: relocated mode), version 2
+(linked: section-relative starts; the raw .o: relocated mode), from
+tests/asm/sfr_a64.s when aarch64-linux-gnu-as is installed, version 2
 rewrites of them (with and without SFRAME_F_FDE_FUNC_START_PCREL), and one
 AArch64 v2 section written from the specification.  Input layout: mode,
 section address, text start, text end, bytes (see fuzz_sframe.c).
@@ -20,6 +21,7 @@ Run from the repository root; needs as, ld, gcc, readelf.
 """
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -131,6 +133,17 @@ def sframe_corpus(out, tmp):
         seeds[os.path.basename(o).replace(".", "_") + "_rel"] = \
             sfr_seed(1, 0x10000, 0, 0, data)
     seeds["a64_v2"] = a64_seed()
+    if shutil.which("aarch64-linux-gnu-as"):
+        o = os.path.join(tmp, "a64.o")
+        e = os.path.join(tmp, "a64.elf")
+        sh("aarch64-linux-gnu-as", "--gsframe", "-o", o,
+           os.path.join(ROOT, "tests/asm/sfr_a64.s"))
+        sh("aarch64-linux-gnu-ld", "-o", e, "-e", "0", "-Ttext=0x400000", o)
+        secs, tlo, thi = sections(e)
+        addr, data = secs[".sframe"]
+        seeds["a64_elf_v1"] = sfr_seed(2, addr, tlo, thi, data)
+        seeds["a64_elf_v2_pcrel"] = sfr_seed(2, addr, tlo, thi,
+                                             v1_to_v2(data, 1))
     d = os.path.join(out, "fuzz_sframe")
     os.makedirs(d, exist_ok=True)
     for k, v in sorted(seeds.items()):

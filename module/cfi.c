@@ -106,12 +106,39 @@ struct cfi_run {
 	const struct kuw_sink *sink;
 };
 
+/* Do two states give the same row? (Only tracked columns count.) */
+static bool cfi_same(const struct kuw_cfi *x, const struct kuw_cfi_state *a,
+		     const struct kuw_cfi_state *b)
+{
+	u32 i;
+
+	if (a->cfa_kind != b->cfa_kind || a->mangled_ra != b->mangled_ra)
+		return false;
+	if (a->cfa_kind == KUW_CFA_EXPR ? a->cfa_expr != b->cfa_expr :
+	    a->cfa_reg != b->cfa_reg || a->cfa_off != b->cfa_off)
+		return false;
+	for (i = 0; i < x->nregs; i++) {
+		const struct kuw_cfi_col *p = &a->col[i], *q = &b->col[i];
+
+		if (p->kind != q->kind)
+			return false;
+		if (p->kind == KUW_R_REG ? p->src != q->src :
+		    p->kind != KUW_R_SAME && p->kind != KUW_R_UNDEF &&
+		    p->off != q->off)
+			return false;
+	}
+	return true;
+}
+
 static int cfi_emit(struct kuw_cfi *x, struct cfi_run *r)
 {
 	const struct kuw_cfi_state *s = &x->cur;
 	int ret;
 
 	if (x->loc >= x->end)
+		return 0;
+	r->dirty = false;
+	if (r->any_row && cfi_same(x, s, &x->last))
 		return 0;
 	if (s->cfa_kind == CFI_CFA_UNSET) {
 		u8 ra = x->cie.ra;
@@ -123,7 +150,7 @@ static int cfi_emit(struct kuw_cfi *x, struct cfi_run *r)
 		return -KUW_E_TOOBIG;
 	x->nrows++;
 	r->any_row = true;
-	r->dirty = false;
+	x->last = *s;
 	if (!r->sink || !r->sink->row)
 		return 0;
 	kuw_cfi_to_rule(x, s, &x->rule);

@@ -57,6 +57,7 @@ struct kuw_cfi {
 	u64 loc;		/* current location */
 	u64 end;		/* FDE end */
 	u32 nrows;		/* rows of the current FDE */
+	struct kuw_cfi_state last;	/* rules of the last row reported */
 	struct kuw_rule rule;	/* scratch for the sink */
 };
 
@@ -72,8 +73,8 @@ int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d);
 /*
  * Run an FDE's instructions in [@off, @end) of x->sec from x->init over
  * [@start, @fend), reporting rows to @sink (may be NULL) in increasing pc:
- * one at @start and one after each location change after which the rules
- * may differ.  Adds the rows to *@nrows.
+ * one at @start and one at each later location where the rules differ
+ * from the previous row's.  Adds the rows to *@nrows.
  */
 int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
 		    const struct kuw_sink *sink, u32 *nrows,

@@ -18,6 +18,14 @@ static int kcfi_on_fde(void *ctx, const struct kuw_fde_info *f)
 	return 0;
 }
 
+static bool kcfi_rule_eq(const struct kuw_rule *a, const struct kuw_rule *b)
+{
+	return a->cfa_kind == b->cfa_kind && a->cfa_reg == b->cfa_reg &&
+		a->cfa_off == b->cfa_off && a->flags == b->flags &&
+		a->nregs == b->nregs &&
+		!memcmp(a->regs, b->regs, a->nregs * sizeof(a->regs[0]));
+}
+
 static int kcfi_on_row(void *ctx, u64 pc, const struct kuw_rule *r)
 {
 	struct kcfi_col *c = ctx;
@@ -28,8 +36,10 @@ static int kcfi_on_row(void *ctx, u64 pc, const struct kuw_rule *r)
 		return 79;
 	}
 	f = &c->fde[c->nfde - 1];
+	/* In the FDE, increasing, each row different from the one before. */
 	if (pc < f->f.start || pc >= f->f.end ||
-	    (f->n && pc <= c->row[c->nrow - 1].pc))
+	    (f->n && (pc <= c->row[c->nrow - 1].pc ||
+		      kcfi_rule_eq(&c->row[c->nrow - 1].r, r))))
 		c->bad = 1;
 	if (c->nrow >= KCFI_MAX_ROWS)
 		return 78;
@@ -152,14 +162,6 @@ int kcfi_run_asm(const char *name, const char *asm_text, bool debug,
 	if (debug ? !x->has_dbg : !x->has_ehf)
 		return -1002;
 	return kcfi_walk(&x->o, debug ? &x->dbg : &x->ehf, debug, c, NULL, d);
-}
-
-static bool kcfi_rule_eq(const struct kuw_rule *a, const struct kuw_rule *b)
-{
-	return a->cfa_kind == b->cfa_kind && a->cfa_reg == b->cfa_reg &&
-		a->cfa_off == b->cfa_off && a->flags == b->flags &&
-		a->nregs == b->nregs &&
-		!memcmp(a->regs, b->regs, a->nregs * sizeof(a->regs[0]));
 }
 
 const char *kcfi_fde_text(const struct kcfi_col *c, u32 i, u8 arch)

@@ -31,7 +31,7 @@ struct kcfi_col {
 	u32 nfde;
 	struct kcfi_row *row;
 	u32 nrow;
-	int bad;	/* a row out of order or before any FDE */
+	int bad;	/* a row out of order, repeated, or before any FDE */
 	u32 stop_at;	/* return 77 from the n-th row callback (1-based) */
 };
 

@@ -415,8 +415,8 @@ static void ehf_init(struct ehf_walk *w, const struct kuw_obj *o,
  * @d: where the first error was found (may be NULL)
  *
  * Walks the section once, bounded by its size.  Rows come in increasing
- * pc within an FDE: one at its start and one after each location change
- * after which the rules may differ (adjacent rows can be equal).
+ * pc within an FDE: one at its start and one at each later location where
+ * the rules differ from the previous row's.
  *
  * Return: 0, a negative enum kuw_err (the section is rejected whole), or
  * the non-zero value a sink callback returned.

@@ -1,0 +1,223 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest-side checks of kunwind's debugfs, run by the test bed's /init after
+# the test modules are loaded (busybox sh; each result line is "ok N ..." or
+# "not ok N ...", the test bed prefixes them).
+#
+#  1. rules: for every row of every executable section of unwind_test.ko,
+#     and one byte into each row, debugfs kunwind/rules gives the same row
+#     (same rule text, same offset in the section) as `kunwind-dump rules`
+#     computes from the same .ko file on disk.
+#  2. rules for vmlinux functions against `kunwind-dump rules /boot/vmlinux`.
+#  3. bad writes to rules, backtrace and load are refused (-EINVAL), and
+#     change nothing.
+#  4. backtrace self ends cleanly at the end of the stack.
+#  5. load: the vmlinux blob made by `kunwind-dump export /boot/vmlinux`
+#     replaces the kernel's .eh_frame table; rules are unchanged by it; a
+#     corrupted blob is refused whole.
+D=/sys/kernel/debug/kunwind
+T=/tmp/kuw-guest
+mkdir -p $T
+n=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+notok() { n=$((n + 1)); echo "not ok $n $*"; }
+skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
+have_dump() { command -v kunwind-dump >/dev/null 2>&1; }
+
+if [ ! -d $D ]; then
+	notok "debugfs kunwind/ exists"
+	exit 0
+fi
+
+# Loops below run no command per address (no fork: TCG makes forks slow).
+
+# --- 1. rules of a module against kunwind-dump on its .ko ---------------
+MOD=unwind_test
+KO=/lib/kunwind/kunit/$MOD.ko
+if ! have_dump || [ ! -f $KO ] || [ ! -d /sys/module/$MOD/sections ]; then
+	skip "rules of $MOD.ko match kunwind-dump (no tool, .ko or module)"
+else
+	# executable sections: name, host address, size, guest address
+	kunwind-dump sections $KO | while read -r name addr size flags; do
+		[ "$flags" = x ] || continue
+		[ -r /sys/module/$MOD/sections/$name ] || continue
+		echo "$name $addr $size $(cat /sys/module/$MOD/sections/$name)"
+	done >$T/xsec
+	# host pcs of every .eh_frame row, and one byte into each
+	kunwind-dump rows $KO | awk '
+		/^fde/ { eh = ($3 == "eh_frame"); next }
+		eh { print $1, 0; print $1, 1 }' >$T/hpcs
+	: >$T/pairs
+	while read -r p d; do
+		h=$((p + d))
+		while read -r name ha size ga; do
+			if [ $h -ge $((ha)) ] && [ $h -lt $((ha + size)) ]; then
+				printf '0x%x 0x%x %s %s\n' $h \
+					$((ga + h - ha)) $ha $ga >>$T/pairs
+				break
+			fi
+		done <$T/xsec
+	done <$T/hpcs
+	# shellcheck disable=SC2046
+	kunwind-dump rules $KO $(awk '{ print $1 }' $T/pairs) >$T/host
+	total=0 bad=0
+	exec 3<$T/host
+	while read -r hpc gpc ha ga; do
+		read -r hl <&3
+		total=$((total + 1))
+		if ! echo "$gpc" >$D/rules; then
+			bad=$((bad + 1))
+			echo "# write $gpc refused"
+			continue
+		fi
+		{ read -r l1; read -r gl; } <$D/rules
+		hrow=${hl%% *} grow=${gl%% *}
+		if [ "${hl#* }" != "${gl#* }" ] ||
+		   [ $((hrow - ha)) -ne $((grow - ga)) ]; then
+			bad=$((bad + 1))
+			[ $bad -le 5 ] &&
+				echo "# $hpc: kunwind-dump '$hl', debugfs '$gl' (at $gpc)"
+		fi
+	done <$T/pairs
+	exec 3<&-
+	if [ $total -gt 20 ] && [ $bad = 0 ]; then
+		ok "rules: $total addresses of $MOD.ko match kunwind-dump"
+	else
+		notok "rules: $bad of $total addresses of $MOD.ko differ from kunwind-dump"
+	fi
+fi
+
+# --- 2. rules of vmlinux functions ----------------------------------------
+# Each side resolves the symbol itself; the row at fn+off must have the
+# same rule text and the same offset from the function's start row.
+if ! have_dump || [ ! -f /boot/vmlinux ]; then
+	skip "rules of vmlinux match kunwind-dump (no tool or /boot/vmlinux)"
+else
+	total=0 bad=0
+	offs="0 1 2 3 4 5 6 8 10 12 16 20 24 32 40 48 64"
+	for f in vfs_read vfs_write ksys_write do_syscall_64 kthread \
+		 schedule_timeout copy_process; do
+		args=""
+		for o in $offs; do args="$args $f+$o"; done
+		# shellcheck disable=SC2086
+		kunwind-dump rules /boot/vmlinux $args >$T/vhost 2>/dev/null ||
+			continue
+		exec 3<$T/vhost
+		hf="" gf=""
+		for o in $offs; do
+			read -r hl <&3
+			echo "$f+$o" >$D/rules || continue
+			{ read -r l1; read -r gl; } <$D/rules
+			[ -n "$hf" ] || hf=${hl%% *} gf=${gl%% *}
+			total=$((total + 1))
+			if [ "${hl#* }" != "${gl#* }" ] ||
+			   [ $((${hl%% *} - hf)) -ne $((${gl%% *} - gf)) ]; then
+				bad=$((bad + 1))
+				[ $bad -le 5 ] &&
+					echo "# $f+$o: kunwind-dump '$hl', debugfs '$gl'"
+			fi
+		done
+		exec 3<&-
+	done
+	if [ $total -gt 50 ] && [ $bad = 0 ]; then
+		ok "rules: $total vmlinux addresses match kunwind-dump"
+	else
+		notok "rules: $bad of $total vmlinux addresses differ from kunwind-dump"
+	fi
+fi
+
+# --- 3. bad writes ----------------------------------------------------------
+echo vfs_read >$D/rules
+before=$(cat $D/rules)
+refused=0 tries=0
+for w in "no_such_symbol_kuw" "0x12zz" "vfs_read nosuchsrc" "+4" ""; do
+	tries=$((tries + 1))
+	if ! printf '%s\n' "$w" >$D/rules 2>/dev/null; then
+		refused=$((refused + 1))
+	fi
+done
+if [ $refused = $tries ] && [ "$(cat $D/rules)" = "$before" ]; then
+	ok "rules: $tries bad writes refused, state unchanged"
+else
+	notok "rules: $refused of $tries bad writes refused"
+fi
+refused=0 tries=0
+for w in "selff" "pid" "pid abc" "pid 999999" "frobnicate"; do
+	tries=$((tries + 1))
+	printf '%s\n' "$w" >$D/backtrace 2>/dev/null || refused=$((refused + 1))
+done
+if [ $refused = $tries ]; then
+	ok "backtrace: $tries bad writes refused"
+else
+	notok "backtrace: $refused of $tries bad writes refused"
+fi
+tables_before=$(cat $D/tables)
+if ! echo "this is not a blob, but long enough to have a header, really: 0123456789" >$D/load 2>/dev/null &&
+   [ "$(cat $D/tables)" = "$tables_before" ]; then
+	ok "load: garbage refused, tables unchanged"
+else
+	notok "load: garbage accepted or tables changed"
+fi
+for f in tables stats; do
+	if echo x >$D/$f 2>/dev/null; then
+		notok "$f is read-only"
+	else
+		ok "$f is read-only"
+	fi
+done
+
+# --- 4. backtrace -----------------------------------------------------------
+if echo self >$D/backtrace && grep -q '^stop: end of stack' $D/backtrace &&
+   grep -q 'vfs_write' $D/backtrace; then
+	ok "backtrace self: through vfs_write to the end of the stack"
+else
+	notok "backtrace self"
+	sed 's/^/# /' $D/backtrace
+fi
+if echo "pid 2" >$D/backtrace && grep -q '^stop: end of stack' $D/backtrace &&
+   grep -q 'kthreadd' $D/backtrace; then
+	ok "backtrace pid 2: kthreadd sleeping, to the end of its stack"
+else
+	notok "backtrace pid 2"
+	sed 's/^/# /' $D/backtrace
+fi
+
+# --- 5. load a vmlinux blob ---------------------------------------------------
+if ! have_dump || [ ! -f /boot/vmlinux ]; then
+	skip "load: vmlinux blob (no tool or /boot/vmlinux)"
+else
+	echo vfs_write+0x10 >$D/rules
+	{ read -r l1; read -r r1; } <$D/rules
+	if kunwind-dump export /boot/vmlinux -o $T/v.blob >$T/export.log 2>&1 &&
+	   cat $T/v.blob >$D/load &&
+	   grep -q '^vmlinux .eh_frame .* blob$' $D/tables; then
+		echo vfs_write+0x10 >$D/rules
+		{ read -r l1; read -r r2; } <$D/rules
+		if [ "$r1" = "$r2" ]; then
+			ok "load: blob replaces vmlinux .eh_frame, same rules"
+		else
+			notok "load: rules changed by the blob: '$r1' vs '$r2'"
+		fi
+		if echo self >$D/backtrace &&
+		   grep -q '^stop: end of stack' $D/backtrace; then
+			ok "load: backtrace through the blob's table"
+		else
+			notok "load: backtrace through the blob's table"
+		fi
+		# flip bytes in the middle of the section: checksum or parse fails
+		cp $T/v.blob $T/bad.blob
+		printf 'XXXX' | dd of=$T/bad.blob bs=1 seek=4096 conv=notrunc 2>/dev/null
+		tb=$(cat $D/tables)
+		if ! cat $T/bad.blob >$D/load 2>/dev/null &&
+		   [ "$(cat $D/tables)" = "$tb" ]; then
+			ok "load: corrupted blob refused whole"
+		else
+			notok "load: corrupted blob accepted or tables changed"
+		fi
+	else
+		notok "load: vmlinux blob"
+		sed 's/^/# /' $T/export.log
+	fi
+fi
+rm -rf $T

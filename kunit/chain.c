@@ -25,32 +25,9 @@
  */
 #include <linux/compiler.h>
 #include <linux/string.h>
+#include "chain.h"
 
-struct kuw_chain {
-	int (*leaf)(struct kuw_chain *c);
-	void *priv;
-	unsigned int alloca_n;
-	bool sig;
-	unsigned long sink;
-};
-
-/* No inlining, cloning or IPA: the names and ABI stay as written. */
-#define KUW_CHAIN_FN	noinline __attribute__((__noipa__)) __used
-
-int kuw_chain_run(struct kuw_chain *c);
-int kuw_chain_f1(struct kuw_chain *c);
-int kuw_chain_f2(struct kuw_chain *c);
-int kuw_chain_f3(struct kuw_chain *c);
-int kuw_chain_f4(struct kuw_chain *c, unsigned int n);
-int kuw_chain_f5(struct kuw_chain *c);
-int kuw_chain_f6(struct kuw_chain *c, unsigned long a, unsigned long b,
-		 unsigned long d, unsigned long e, unsigned long f);
-int kuw_chain_f7(struct kuw_chain *c);
-int kuw_chain_sig_glue(struct kuw_chain *c);
-void kuw_chain_sig_tramp(void);
-void kuw_chain_sig_victim(void);
-
-KUW_CHAIN_FN int kuw_chain_f7(struct kuw_chain *c)
+int kuw_chain_f7(struct kuw_chain *c)
 {
 	int r = c->leaf(c);
 
@@ -58,9 +35,8 @@ KUW_CHAIN_FN int kuw_chain_f7(struct kuw_chain *c)
 	return r + 1;
 }
 
-KUW_CHAIN_FN int kuw_chain_f6(struct kuw_chain *c, unsigned long a,
-			      unsigned long b, unsigned long d,
-			      unsigned long e, unsigned long f)
+int kuw_chain_f6(struct kuw_chain *c, unsigned long a, unsigned long b,
+		 unsigned long d, unsigned long e, unsigned long f)
 {
 	unsigned long x1 = a * 3, x2 = b ^ 5, x3 = d + 7, x4 = e * 11;
 	unsigned long x5 = f - 13, x6 = a + f;
@@ -78,21 +54,21 @@ KUW_CHAIN_FN int kuw_chain_f6(struct kuw_chain *c, unsigned long a,
 
 /* f5: a tail call to f6, in asm so that no compiler flag can undo it. */
 asm(".pushsection .text, \"ax\"\n"
-    ".globl kuw_chain_f5\n"
-    ".type kuw_chain_f5, @function\n"
-    "kuw_chain_f5:\n"
-    "	.cfi_startproc\n"
-    "	movl $1, %esi\n"
-    "	movl $2, %edx\n"
-    "	movl $3, %ecx\n"
-    "	movl $4, %r8d\n"
-    "	movl $5, %r9d\n"
-    "	jmp kuw_chain_f6\n"
-    "	.cfi_endproc\n"
-    ".size kuw_chain_f5, . - kuw_chain_f5\n"
-    ".popsection\n");
+	".globl kuw_chain_f5\n"
+	".type kuw_chain_f5, @function\n"
+	"kuw_chain_f5:\n"
+	"	.cfi_startproc\n"
+	"	movl $1, %esi\n"
+	"	movl $2, %edx\n"
+	"	movl $3, %ecx\n"
+	"	movl $4, %r8d\n"
+	"	movl $5, %r9d\n"
+	"	jmp kuw_chain_f6\n"
+	"	.cfi_endproc\n"
+	".size kuw_chain_f5, . - kuw_chain_f5\n"
+	".popsection\n");
 
-KUW_CHAIN_FN int kuw_chain_f4(struct kuw_chain *c, unsigned int n)
+int kuw_chain_f4(struct kuw_chain *c, unsigned int n)
 {
 	char *p = __builtin_alloca(n);
 	int r;
@@ -103,7 +79,7 @@ KUW_CHAIN_FN int kuw_chain_f4(struct kuw_chain *c, unsigned int n)
 	return r + p[n / 2];
 }
 
-KUW_CHAIN_FN int kuw_chain_f3(struct kuw_chain *c)
+int kuw_chain_f3(struct kuw_chain *c)
 {
 	char buf[768];
 	int r;
@@ -123,44 +99,44 @@ KUW_CHAIN_FN int kuw_chain_f3(struct kuw_chain *c)
  * right after the tramp, so victim - 1 is tramp code with other rules.
  */
 asm(".pushsection .text, \"ax\"\n"
-    ".globl kuw_chain_sig_glue\n"
-    ".type kuw_chain_sig_glue, @function\n"
-    "kuw_chain_sig_glue:\n"
-    "	.cfi_startproc\n"
-    "	movq %rsp, %rax\n"
-    "	leaq kuw_chain_sig_victim(%rip), %rcx\n"
-    "	pushq %rax\n"
-    "	.cfi_adjust_cfa_offset 8\n"
-    "	pushq %rcx\n"
-    "	.cfi_adjust_cfa_offset 8\n"
-    "	call kuw_chain_sig_tramp\n"
-    "	addq $16, %rsp\n"
-    "	.cfi_adjust_cfa_offset -16\n"
-    "	ret\n"
-    "	.cfi_endproc\n"
-    ".size kuw_chain_sig_glue, . - kuw_chain_sig_glue\n"
-    ".globl kuw_chain_sig_tramp\n"
-    ".type kuw_chain_sig_tramp, @function\n"
-    "kuw_chain_sig_tramp:\n"
-    "	.cfi_startproc\n"
-    "	.cfi_signal_frame\n"
-    "	.cfi_def_cfa_offset 24\n"
-    "	.cfi_offset 16, -16\n"
-    "	call kuw_chain_f3\n"
-    "	ret\n"
-    "	.cfi_endproc\n"
-    ".size kuw_chain_sig_tramp, . - kuw_chain_sig_tramp\n"
-    ".globl kuw_chain_sig_victim\n"
-    ".type kuw_chain_sig_victim, @function\n"
-    "kuw_chain_sig_victim:\n"
-    "	.cfi_startproc\n"
-    "	nop\n"
-    "	ret\n"
-    "	.cfi_endproc\n"
-    ".size kuw_chain_sig_victim, . - kuw_chain_sig_victim\n"
-    ".popsection\n");
+	".globl kuw_chain_sig_glue\n"
+	".type kuw_chain_sig_glue, @function\n"
+	"kuw_chain_sig_glue:\n"
+	"	.cfi_startproc\n"
+	"	movq %rsp, %rax\n"
+	"	leaq kuw_chain_sig_victim(%rip), %rcx\n"
+	"	pushq %rax\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rcx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call kuw_chain_sig_tramp\n"
+	"	addq $16, %rsp\n"
+	"	.cfi_adjust_cfa_offset -16\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size kuw_chain_sig_glue, . - kuw_chain_sig_glue\n"
+	".globl kuw_chain_sig_tramp\n"
+	".type kuw_chain_sig_tramp, @function\n"
+	"kuw_chain_sig_tramp:\n"
+	"	.cfi_startproc\n"
+	"	.cfi_signal_frame\n"
+	"	.cfi_def_cfa_offset 24\n"
+	"	.cfi_offset 16, -16\n"
+	"	call kuw_chain_f3\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size kuw_chain_sig_tramp, . - kuw_chain_sig_tramp\n"
+	".globl kuw_chain_sig_victim\n"
+	".type kuw_chain_sig_victim, @function\n"
+	"kuw_chain_sig_victim:\n"
+	"	.cfi_startproc\n"
+	"	nop\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size kuw_chain_sig_victim, . - kuw_chain_sig_victim\n"
+	".popsection\n");
 
-KUW_CHAIN_FN int kuw_chain_f2(struct kuw_chain *c)
+int kuw_chain_f2(struct kuw_chain *c)
 {
 	int r;
 
@@ -172,7 +148,7 @@ KUW_CHAIN_FN int kuw_chain_f2(struct kuw_chain *c)
 	return r + 2;
 }
 
-KUW_CHAIN_FN int kuw_chain_f1(struct kuw_chain *c)
+int kuw_chain_f1(struct kuw_chain *c)
 {
 	int r = kuw_chain_f2(c);
 
@@ -180,7 +156,7 @@ KUW_CHAIN_FN int kuw_chain_f1(struct kuw_chain *c)
 	return r * 2;
 }
 
-KUW_CHAIN_FN int kuw_chain_run(struct kuw_chain *c)
+int kuw_chain_run(struct kuw_chain *c)
 {
 	int r = kuw_chain_f1(c);
 

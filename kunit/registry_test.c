@@ -262,6 +262,7 @@ static struct kunit_suite kt_reg_suite = {
 	.name = "kunwind_registry",
 	.test_cases = kt_reg_cases,
 };
+
 kunit_test_suite(kt_reg_suite);
 
 MODULE_LICENSE("GPL");

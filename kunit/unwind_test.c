@@ -127,7 +127,7 @@ static void kt_expect_orc(struct kunit *test, const struct kt_leaf *l)
 }
 
 static noinline __noclone void kt_chain_case(struct kunit *test, u8 src,
-					    bool sig)
+					     bool sig)
 {
 	unsigned int i;
 	struct kt_leaf *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
@@ -287,6 +287,7 @@ static enum hrtimer_restart kt_irq_fn(struct hrtimer *h)
 
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
 	k->l.norc = stack_trace_save(k->l.orc, KT_MAX, 0);
+	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
 	return HRTIMER_NORESTART;
 }
@@ -296,6 +297,7 @@ static noinline int kt_spin_leaf(struct kuw_chain *c)
 	struct kt_irq *k = c->priv;
 	unsigned long end = jiffies + 2 * HZ;
 
+	/* pairs with the release in kt_irq_fn() */
 	while (!smp_load_acquire(&k->done) && time_before(jiffies, end))
 		cpu_relax();
 	return 0;
@@ -318,6 +320,7 @@ static void kt_irq_context(struct kunit *test)
 	kuw_chain_run(&c);
 	preempt_enable();
 	hrtimer_cancel(&k->timer);
+	/* pairs with the release in kt_irq_fn(): the traces are complete */
 	KUNIT_ASSERT_EQ(test, smp_load_acquire(&k->done), 1);
 
 	/* ours[2..] (after kt_unwind and the callback) == orc[1..] */
@@ -546,6 +549,7 @@ static struct kunit_suite kt_suite = {
 	.name = "kunwind_unwind",
 	.test_cases = kt_cases,
 };
+
 kunit_test_suite(kt_suite);
 
 MODULE_LICENSE("GPL");

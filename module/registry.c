@@ -50,6 +50,7 @@
 #include "arch.h"
 
 LIST_HEAD(kuw_entries);
+/* serializes writers of kuw_entries; readers use RCU */
 DEFINE_MUTEX(kuw_reg_mutex);
 DEFINE_PER_CPU(struct kuw_counters, kuw_counters);
 
@@ -462,6 +463,7 @@ static struct kprobe kuw_finalize_kp = {
 	.symbol_name = "module_finalize",
 	.pre_handler = kuw_finalize_pre,
 };
+
 static bool kuw_finalize_kp_on;
 
 static bool kuw_take_pending(struct module *mod, struct kuw_pending *out)

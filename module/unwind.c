@@ -282,9 +282,8 @@ static int kuw_step_frame(struct kunwind_state *s)
 	oret = kuw_orc_step(s, pc, sp, bp, bp_ok, signal);
 	if (oret == -KUW_E_END)
 		return ret == -KUW_E_NOINFO ? -KUW_E_END : ret;
-	if (oret) {
-			return ret;
-	}
+	if (oret)
+		return ret;
 	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
@@ -551,7 +550,10 @@ const char *kunwind_strerror(int err)
 }
 EXPORT_SYMBOL_GPL(kunwind_strerror);
 
-/* Engine helpers that users of struct kunwind_rule_info need. */
+/*
+ * Engine helpers that users of struct kunwind_rule_info need.  The engine
+ * has no linux/ include, so its symbols are exported here.
+ */
 EXPORT_SYMBOL_GPL(kuw_rule_find);
 EXPORT_SYMBOL_GPL(kuw_format_row);
 EXPORT_SYMBOL_GPL(kuw_src_name);

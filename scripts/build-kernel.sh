@@ -75,8 +75,8 @@ kmake() {
 }
 kmake -s tinyconfig >/dev/null
 "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" \
-	"${frags[@]}" >/dev/null
-kmake -s olddefconfig >/dev/null
+	"${frags[@]}" >"$OUT/config.log" 2>&1
+kmake -s olddefconfig >>"$OUT/config.log" 2>&1
 
 # Every fragment line must survive olddefconfig (KALLSYMS_ALL, for one,
 # silently vanishes without DEBUG_KERNEL).

@@ -91,8 +91,8 @@ fi
 
 # --- boot -------------------------------------------------------------
 mem=512M
-tmo=${KUNWIND_TIMEOUT:-600}
-[ "$KCONFIG" = base ] || tmo=${KUNWIND_TIMEOUT:-1200}
+tmo=${KUNWIND_TIMEOUT:-300}
+[ "$KCONFIG" = base ] || tmo=${KUNWIND_TIMEOUT:-900}
 guestlog="$LOGDIR/check-$KCONFIG-last.log"
 stamp "guest: loading modules, running KUnit suites"
 qrc=0
@@ -110,6 +110,12 @@ printf '%s\n' "$summary" | grep -v '^guest: [0-9]* passed' || true
 read -r gp gf gs < <(printf '%s\n' "$summary" |
 	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p')
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
+if [ "$gf" != 0 ]; then
+	log "first failure details from the guest log:"
+	sed -E 's/^\[ *[0-9.]+\] //' "$guestlog" |
+		grep -E -A4 "(EXPECTATION|ASSERTION) FAILED|^(WARNING|BUG|Oops): " |
+		head -n 60 >&2 || true
+fi
 stamp "guest: $gp passed, $gf failed, $gs skipped"
 
 p=$((hp + gp)) f=$((hf + gf)) s=$((hs + gs))

@@ -181,6 +181,70 @@ else
 	skipped "readelf rust: rustc not installed"
 fi
 
+# check_rules NAME FILE TOOL: `rules` (compiled tables + lookup) at 2000
+# addresses vs the rule readelf shows there.  FILE must have no .sframe
+# covering what .eh_frame does not.
+check_rules() {
+	name=$1 file=$2 tool=$3
+	tag=$(basename "$tool")
+	out=$W/$name.$tag
+	if ! readelf -wN --debug-dump=frames-interp "$file" >"$out.readelf" \
+	     2>/dev/null; then
+		bad "rules $name: readelf failed"
+		return
+	fi
+	$CMP addrs "$out.readelf" 2000 >"$out.addrs" || {
+		bad "rules $name: no addresses"
+		return
+	}
+	if ! "$tool" rules "$file" $(cat "$out.addrs") >"$out.rules" \
+	     2>"$out.rules.err"; then
+		sed 's/^/    /' "$out.rules.err" | head -5
+		bad "rules $name ($tag): kunwind-dump rules failed"
+		return
+	fi
+	res=$($CMP rules "$out.readelf" "$out.addrs" "$out.rules")
+	if [ $? -eq 0 ]; then
+		ok "rules $name ($tag): $(echo "$res" | tail -1)"
+	else
+		echo "$res" | sed 's/^/    /' | head -21
+		bad "rules $name ($tag): $(echo "$res" | tail -1)"
+	fi
+}
+
+if [ -n "$libc" ]; then
+	check_rules libc "$libc" "$DUMP"
+	check_rules libc "$libc" "$ASAN"
+fi
+if [ -f "$W/hello-rust" ]; then
+	check_rules rust "$W/hello-rust" "$ASAN"
+fi
+
+# A kernel image with unwind tables (the test bed's kernel keeps .eh_frame
+# and .sframe): rows vs readelf and objdump, and the exported blob checked
+# field by field.  KUW_DIFF_VMLINUX, or the newest test-bed build.
+vml=${KUW_DIFF_VMLINUX:-}
+if [ -z "$vml" ]; then
+	cache=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
+	vml=$(ls -t "$cache"/kbuild/*/vmlinux 2>/dev/null | head -1)
+fi
+if [ -n "$vml" ] && readelf -S "$vml" 2>/dev/null | grep -q '\.eh_frame'; then
+	check_readelf vmlinux "$vml" "$DUMP"
+	if readelf -S "$vml" | grep -q '\.sframe'; then
+		check_sframe vmlinux "$vml" "$DUMP"
+	fi
+	stext=$(nm "$vml" 2>/dev/null | awk '$3 == "_stext" { print $1 }')
+	if "$ASAN" export "$vml" -o "$W/vmlinux.blob" >"$W/export.log" 2>&1 &&
+	   res=$($CMP blob "$W/vmlinux.blob" "$vml" $stext); then
+		ok "export vmlinux: $(echo "$res" | tail -1)"
+	else
+		sed 's/^/    /' "$W/export.log" | head -5
+		bad "export vmlinux: $(echo "$res" | tail -1)"
+	fi
+else
+	skipped "vmlinux: no kernel image with .eh_frame (make check builds one)"
+fi
+
 # A kernel module with unwind tables: the test bed's demo module, or any
 # .ko given in KUW_DIFF_KO.
 ko=${KUW_DIFF_KO:-}
@@ -246,6 +310,74 @@ if [ -n "$objs" ] && ld -r -o "$W/combined.o" $objs 2>"$W/combined.log"; then
 	check_readelf combined.o "$W/combined.o" "$ASAN" --rel
 else
 	bad "build combined.o: $(head -1 "$W/combined.log" 2>/dev/null)"
+fi
+
+# 3. The command line: exit codes and messages (0 ok, 1 malformed input,
+# 2 usage or I/O error).
+# expect_exit CODE DESC PATTERN CMD...: exit status CODE and, when PATTERN
+# is not empty, a line of stdout+stderr matching it.
+expect_exit() {
+	code=$1 desc=$2 pat=$3
+	shift 3
+	"$@" >"$W/cli.out" 2>&1
+	rc=$?
+	if [ $rc -ne "$code" ]; then
+		bad "cli $desc: exit $rc, expected $code"
+		sed 's/^/    /' "$W/cli.out" | head -3
+	elif [ -n "$pat" ] && ! grep -Eq "$pat" "$W/cli.out"; then
+		bad "cli $desc: output does not match /$pat/"
+		sed 's/^/    /' "$W/cli.out" | head -3
+	else
+		ok "cli $desc (exit $code)"
+	fi
+}
+
+P=$W/prog
+expect_exit 0 "--help" "Exit codes" "$ASAN" --help
+expect_exit 2 "no arguments" "Usage" "$ASAN"
+expect_exit 2 "unknown command" "unknown command 'frob'" "$ASAN" frob "$P"
+expect_exit 2 "missing file" "no-such-file: No such file" \
+	"$ASAN" rows "$W/no-such-file"
+expect_exit 2 "rows without FILE" "expected one FILE" "$ASAN" rows
+expect_exit 2 "rules: bad address" "bad address or unknown symbol 'nosuchsym'" \
+	"$ASAN" rules "$P" nosuchsym
+expect_exit 2 "export without -o" "missing -o" "$ASAN" export "$P"
+expect_exit 2 "export --src bad" "must be eh_frame or debug_frame" \
+	"$ASAN" export "$P" -o "$W/x.blob" --src sframe
+printf 'not an ELF file: plain text, long enough to hold an ELF header of 64 bytes\n' >"$W/notelf"
+expect_exit 1 "not ELF" "notelf: elf\+0x0: not an ELF file" \
+	"$ASAN" check "$W/notelf"
+head -c 100 "$P" >"$W/trunc"
+expect_exit 1 "truncated ELF" "trunc: elf\+0x28: section header table" \
+	"$ASAN" check "$W/trunc"
+# A CIE version byte made invalid: the message names section and offset.
+cp "$P" "$W/badcie"
+ehoff=$(readelf -SW "$W/badcie" |
+	sed -n 's/.*\] \.eh_frame  *[A-Z_0-9]*  *[0-9a-f]*  *\([0-9a-f]*\).*/\1/p')
+if [ -n "$ehoff" ]; then
+	printf '\011' | dd of="$W/badcie" bs=1 seek=$((0x$ehoff + 8)) \
+		conv=notrunc 2>/dev/null
+	expect_exit 1 "check: bad CIE version" \
+		"badcie: \.eh_frame\+0x0: unsupported version" \
+		"$ASAN" check "$W/badcie"
+	expect_exit 1 "rows: bad CIE version" \
+		"badcie: \.eh_frame\+0x0: unsupported version" \
+		"$ASAN" rows "$W/badcie"
+else
+	bad "cli: cannot find .eh_frame of $P"
+fi
+expect_exit 0 "check prog" "prog: total: [0-9]+ FDEs" "$ASAN" check "$P"
+expect_exit 0 "rules: symbol+offset" "^0x[0-9a-f]+ cfa=rsp\+[0-9]+ " \
+	"$ASAN" rules "$P" main+1
+expect_exit 0 "rules: outside any FDE" "^0x0 none$" "$ASAN" rules "$P" 0
+expect_exit 0 "sections of a .o" "^\.text +0x10000 " \
+	"$ASAN" sections "$W/main-O2.o"
+if "$ASAN" export "$P" -o "$W/prog.blob" >"$W/export.log" 2>&1 &&
+   res=$($CMP blob "$W/prog.blob" "$P"); then
+	ok "export prog: $(echo "$res" | tail -1)"
+else
+	sed 's/^/    /' "$W/export.log" | head -5
+	bad "export prog: $(echo "$res" | tail -1)"
 fi
 
 echo "difftest: $skip skipped"

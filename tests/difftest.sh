@@ -358,10 +358,10 @@ if [ -n "$ehoff" ]; then
 	printf '\011' | dd of="$W/badcie" bs=1 seek=$((0x$ehoff + 8)) \
 		conv=notrunc 2>/dev/null
 	expect_exit 1 "check: bad CIE version" \
-		"badcie: \.eh_frame\+0x0: unsupported version" \
+		"badcie: \.eh_frame\+0x8: unsupported version" \
 		"$ASAN" check "$W/badcie"
 	expect_exit 1 "rows: bad CIE version" \
-		"badcie: \.eh_frame\+0x0: unsupported version" \
+		"badcie: \.eh_frame\+0x8: unsupported version" \
 		"$ASAN" rows "$W/badcie"
 else
 	bad "cli: cannot find .eh_frame of $P"

@@ -59,6 +59,13 @@ extern struct mutex kuw_reg_mutex;	/* writers */
 unsigned long kuw_lookup_name(const char *name);
 int kuw_registry_init(void);
 void kuw_registry_exit(void);
+extern unsigned int kuw_reg_seq;	/* bumped when an entry goes */
+
+const struct kuw_entry *kuw_registry_find(u64 pc,
+					  const struct kuw_entry *hint);
+int kuw_entry_lookup(const struct kuw_entry *e, u64 pc, u8 src,
+		     const struct kuw_table **table,
+		     const struct kuw_rule **rule, u64 *row_pc);
 int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
 			const struct kuw_table **table,
 			const struct kuw_rule **rule, u64 *row_pc);

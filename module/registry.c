@@ -133,9 +133,68 @@ static const u8 kuw_src_order[KUW_SRC__COUNT] = {
 };
 
 /**
+ * kuw_registry_find() - the object whose text holds a pc
+ * @pc: the address
+ * @hint: an entry to try first (the previous frame's), or NULL
+ *
+ * Caller holds rcu_read_lock(); a @hint must come from the same read-side
+ * section or be validated with kuw_reg_seq.  Return: the entry or NULL.
+ */
+const struct kuw_entry *kuw_registry_find(u64 pc,
+					  const struct kuw_entry *hint)
+{
+	const struct kuw_entry *e;
+
+	if (hint && kuw_entry_covers(hint, pc))
+		return hint;
+	list_for_each_entry_rcu(e, &kuw_entries, list)
+		if (kuw_entry_covers(e, pc))
+			return e;
+	return NULL;
+}
+
+/**
+ * kuw_entry_lookup() - the row of one object's tables for a pc
+ * @e: the object
+ * @pc: the address (already pc - 1 for a return address)
+ * @src: KUNWIND_SRC_ANY or one enum kuw_src
+ * @table: set to the table used
+ * @rule: set to the rule
+ * @row_pc: set to the row's start
+ *
+ * Return: 0 or -KUW_E_NOINFO.
+ */
+int kuw_entry_lookup(const struct kuw_entry *e, u64 pc, u8 src,
+		     const struct kuw_table **table,
+		     const struct kuw_rule **rule, u64 *row_pc)
+{
+	int i;
+
+	this_cpu_inc(kuw_counters.lookups);
+	if (src < KUW_SRC__COUNT) {
+		const struct kuw_table *t = e->tab[src];
+
+		if (t && !kuw_table_lookup(t, pc, rule, row_pc)) {
+			*table = t;
+			return 0;
+		}
+		return -KUW_E_NOINFO;
+	}
+	for (i = 0; i < KUW_SRC__COUNT; i++) {
+		const struct kuw_table *t = e->tab[kuw_src_order[i]];
+
+		if (t && !kuw_table_lookup(t, pc, rule, row_pc)) {
+			*table = t;
+			return 0;
+		}
+	}
+	return -KUW_E_NOINFO;
+}
+
+/**
  * kuw_registry_lookup() - the row in force at a pc
  * @pc: address to look up (already pc - 1 for a return address)
- * @src: KUNWIND_SRC_ANY (0xff) or one enum kuw_src
+ * @src: KUNWIND_SRC_ANY (0x7f) or one enum kuw_src
  * @entry: set to the object's entry when @pc is in known text (may be NULL)
  * @table: set to the table used
  * @rule: set to the rule
@@ -150,29 +209,13 @@ int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
 			const struct kuw_table **table,
 			const struct kuw_rule **rule, u64 *row_pc)
 {
-	const struct kuw_entry *e;
-	int i;
+	const struct kuw_entry *e = kuw_registry_find(pc, NULL);
 
-	this_cpu_inc(kuw_counters.lookups);
-	list_for_each_entry_rcu(e, &kuw_entries, list) {
-		if (!kuw_entry_covers(e, pc))
-			continue;
-		if (entry)
-			*entry = e;
-		for (i = 0; i < KUW_SRC__COUNT; i++) {
-			u8 s = src < KUW_SRC__COUNT ? src : kuw_src_order[i];
-			const struct kuw_table *t = e->tab[s];
-
-			if (t && !kuw_table_lookup(t, pc, rule, row_pc)) {
-				*table = t;
-				return 0;
-			}
-			if (src < KUW_SRC__COUNT)
-				break;
-		}
+	if (entry)
+		*entry = e;
+	if (!e)
 		return -KUW_E_NOINFO;
-	}
-	return -KUW_E_NOINFO;
+	return kuw_entry_lookup(e, pc, src, table, rule, row_pc);
 }
 
 /**
@@ -183,12 +226,20 @@ int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
  */
 bool kuw_registry_text(u64 pc)
 {
-	const struct kuw_entry *e;
+	return kuw_registry_find(pc, NULL);
+}
 
-	list_for_each_entry_rcu(e, &kuw_entries, list)
-		if (kuw_entry_covers(e, pc))
-			return true;
-	return false;
+/*
+ * Bumped (before the grace period) whenever an entry is unlinked, so that
+ * an unwind can tell whether pointers it cached in an earlier read-side
+ * section may be stale.
+ */
+unsigned int kuw_reg_seq;
+
+static void kuw_reg_changed(void)
+{
+	WRITE_ONCE(kuw_reg_seq, kuw_reg_seq + 1);
+	smp_wmb();	/* the new value is seen before the grace period ends */
 }
 
 static struct kuw_entry *kuw_find_mod(struct module *mod)
@@ -396,6 +447,7 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
 	e->sec_size[b.src] = b.sec.size;
 	e->how[b.src] = "blob";
 	list_replace_rcu(&old->list, &e->list);
+	kuw_reg_changed();
 	mutex_unlock(&kuw_reg_mutex);
 	synchronize_rcu();
 	kuw_entry_free(old);
@@ -670,8 +722,10 @@ static void kuw_del_mod(struct module *mod)
 
 	mutex_lock(&kuw_reg_mutex);
 	e = kuw_find_mod(mod);
-	if (e)
+	if (e) {
 		list_del_rcu(&e->list);
+		kuw_reg_changed();
+	}
 	mutex_unlock(&kuw_reg_mutex);
 	spin_lock_irqsave(&kuw_pend_lock, flags);
 	for (i = 0; i < KUW_PENDING; i++)
@@ -694,6 +748,7 @@ static void kuw_mod_live(struct module *mod)
 		/* the loader frees init text after a grace period */
 		WRITE_ONCE(e->text[KUW_RANGE_INIT][1], 0);
 		WRITE_ONCE(e->text[KUW_RANGE_INIT][0], 0);
+		kuw_reg_changed();
 	}
 	mutex_unlock(&kuw_reg_mutex);
 	if (!e)		/* the kprobe missed it: sysfs exists by now */
@@ -813,6 +868,7 @@ void kuw_registry_exit(void)
 	}
 	unregister_module_notifier(&kuw_module_nb);
 	mutex_lock(&kuw_reg_mutex);
+	kuw_reg_changed();
 	/* unlinks, waits for a grace period, then hands the nodes over */
 	list_splice_init_rcu(&kuw_entries, &dead, synchronize_rcu);
 	mutex_unlock(&kuw_reg_mutex);

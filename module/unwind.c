@@ -95,7 +95,9 @@ static bool kuw_on(const struct stack_info *info, u64 addr, u32 len)
  * @dst: where to copy
  * @len: bytes
  *
- * Only the stacks of the unwound context are readable.
+ * Only the stacks of the unwound context are readable: the read is checked
+ * against them first, then done either directly (the current task's
+ * stacks, mapped whole) or with copy_from_kernel_nofault().
  *
  * Return: 0, -KUW_E_BADSTACK outside them, -KUW_E_FAULT when the read
  * faults.
@@ -104,12 +106,26 @@ int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len)
 {
 	struct kunwind_state *s = mem_ctx;
 	struct stack_info info;
+	u64 v;
 
-	if (!s)
+	if (unlikely(!s))
 		return -KUW_E_BADSTACK;
-	if (!kuw_on(&s->stack_info, addr, len) &&
-	    (!kuw_stack_of(s, addr, &info, NULL) || !kuw_on(&info, addr, len)))
+	if (likely(kuw_on(&s->stack_info, addr, len))) {
+		/*
+		 * The stacks of the current task and CPU are mapped whole
+		 * (guard pages lie outside the bounds): a read inside them
+		 * cannot fault.  KASAN-quiet, like ORC's reads.
+		 */
+		if (len == 8 && s->task == current) {
+			v = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)addr);
+			memcpy(dst, &v, 8);
+			return 0;
+		}
+	} else if (!kuw_stack_of(s, addr, &info, NULL) ||
+		   !kuw_on(&info, addr, len)) {
 		return -KUW_E_BADSTACK;
+	}
+	/* another task's stack may go away under us: fault-safe copy */
 	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr,
 				     len))
 		return -KUW_E_FAULT;
@@ -155,16 +171,15 @@ static bool kuw_at_stack_end(struct kunwind_state *s)
 	       s->regs.r[KUW_SP] == (unsigned long)task_pt_regs(s->task);
 }
 
-/* Checks on the caller's frame after a step from a callee at @old_sp. */
-static int kuw_check(struct kunwind_state *s, u64 old_sp)
+/* Stack checks on the caller's frame after a step from a callee at @old_sp. */
+static int kuw_check_stack(struct kunwind_state *s, u64 old_sp)
 {
-	u64 sp = s->regs.r[KUW_SP], pc = s->regs.r[KUW_PC];
+	u64 sp = s->regs.r[KUW_SP];
 	u64 b = (unsigned long)s->stack_info.begin;
 	u64 e = (unsigned long)s->stack_info.end;
+	u64 need = 1ULL << KUW_SP | 1ULL << KUW_PC;
 
-	if ((s->regs.valid & (s->regs.valid ^ s->regs.lazy) &
-	     (1ULL << KUW_SP | 1ULL << KUW_PC)) !=
-	    (1ULL << KUW_SP | 1ULL << KUW_PC))
+	if ((s->regs.valid & ~s->regs.lazy & need) != need)
 		return -KUW_E_BADSP;
 	if (sp >= b && sp <= e) {
 		if (sp <= old_sp)
@@ -172,8 +187,31 @@ static int kuw_check(struct kunwind_state *s, u64 old_sp)
 	} else if (!kuw_stack_of(s, sp, &s->stack_info, &s->stack_mask)) {
 		return -KUW_E_BADSTACK;
 	}
-	if (!kuw_registry_text(pc))
+	return 0;
+}
+
+/*
+ * The new frame's pc must be in kernel or module text: finding its object
+ * is most of a look-up, so finish it and keep the row for the next step.
+ */
+static int kuw_lookahead(struct kunwind_state *s, unsigned int seq)
+{
+	u64 pc = s->regs.r[KUW_PC];
+	u64 look = s->signal ? pc : pc - 1;
+	const struct kuw_entry *hint = NULL;
+	const struct kuw_entry *e;
+
+	if (s->ahead_entry && s->ahead_seq == seq)
+		hint = s->ahead_entry;
+	e = kuw_registry_find(look, hint);
+	if (!e)
 		return -KUW_E_BADRA;
+	s->ahead_entry = e;
+	s->ahead_seq = seq;
+	s->ahead_look = look;
+	s->ahead_ret = kuw_entry_lookup(e, look, s->src, &s->ahead_table,
+					&s->ahead_rule, &s->ahead_row);
+	s->ahead_ok = true;
 	return 0;
 }
 
@@ -240,30 +278,46 @@ static int kuw_step_frame(struct kunwind_state *s)
 	u64 bp = s->regs.r[KUW_BP];
 	bool bp_ok = (s->regs.valid & ~s->regs.lazy) & (1ULL << KUW_BP);
 	bool signal = s->signal;
-	const struct kuw_table *t;
-	const struct kuw_rule *r;
+	u64 look = signal ? pc : pc - 1;
+	unsigned int seq = READ_ONCE(kuw_reg_seq);
 	struct stack_info si = s->stack_info;
 	unsigned long mask = s->stack_mask;
-	u64 row;
+	const struct kuw_entry *e;
+	const struct kuw_table *t = NULL;
+	const struct kuw_rule *r = NULL;
+	u64 row = 0;
 	int ret, oret;
 
 	if (s->nframes >= KUNWIND_MAX_FRAMES)
 		return -KUW_E_LIMIT;
 	s->nframes++;
 	this_cpu_inc(kuw_counters.frames);
+	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
+	if (s->ahead_ok && s->ahead_seq == seq && s->ahead_look == look) {
+		ret = s->ahead_ret;
+		t = s->ahead_table;
+		r = s->ahead_rule;
+		row = s->ahead_row;
+	} else {
+		e = kuw_registry_find(look, NULL);
+		ret = e ? kuw_entry_lookup(e, look, s->src, &t, &r, &row) :
+			  -KUW_E_NOINFO;
+	}
+	s->ahead_ok = false;
 	s->table = NULL;
 	s->rule = NULL;
-	ret = kuw_registry_lookup(signal ? pc : pc - 1, s->src, NULL, &t, &r,
-				  &row);
 	if (!ret) {
 		s->table = t;
 		s->rule = r;
 		s->row_pc = row;
 		ret = kuw_step(t->arch, t->sec, t->sec_size, r, &s->regs, s);
 		if (!ret)
-			ret = kuw_check(s, sp);
+			ret = kuw_check_stack(s, sp);
 		if (!ret) {
 			s->signal = r->flags & KUW_RF_SIGNAL;
+			ret = kuw_lookahead(s, seq);
+		}
+		if (!ret) {
 			s->how = KUNWIND_FRAME_CFI;
 			return 0;
 		}
@@ -272,6 +326,7 @@ static int kuw_step_frame(struct kunwind_state *s)
 		/* put the callee's frame back for the fallback */
 		s->stack_info = si;
 		s->stack_mask = mask;
+		s->signal = signal;
 		s->regs.r[KUW_PC] = pc;
 		s->regs.r[KUW_SP] = sp;
 	} else if (kuw_at_stack_end(s)) {
@@ -287,10 +342,10 @@ static int kuw_step_frame(struct kunwind_state *s)
 	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
-	oret = kuw_check(s, sp);
-	if (oret)
-		return oret;
-	return 0;
+	oret = kuw_check_stack(s, sp);
+	if (!oret)
+		oret = kuw_lookahead(s, seq);
+	return oret;
 }
 
 /**

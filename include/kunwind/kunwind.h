@@ -65,6 +65,14 @@ enum kunwind_how {
  * @signal: the pc is not a return address (first frame, pt_regs frame,
  *	    signal frame): look it up as is, not at pc - 1
  * @reliable: every frame so far came from tables, no boundary crossed
+ * @ahead_entry: look-ahead cache: the object of the current frame's pc ...
+ * @ahead_table: ... its table, rule and row start, found when the frame
+ * @ahead_rule:  was reached (the pc had to be checked anyway), so the next
+ * @ahead_row:   step does not look it up again; valid while no object was
+ * @ahead_look:  unregistered since (@ahead_seq)
+ * @ahead_ret: the look-up's result
+ * @ahead_seq: registry generation the cache was filled in
+ * @ahead_ok: the cache is filled
  *
  * @table and @rule stay valid only while the caller is in an RCU read-side
  * section (or has preemption disabled) around the calls.
@@ -84,6 +92,14 @@ struct kunwind_state {
 	bool no_orc;
 	bool signal;
 	bool reliable;
+	bool ahead_ok;
+	int ahead_ret;
+	unsigned int ahead_seq;
+	const void *ahead_entry;
+	const struct kuw_table *ahead_table;
+	const struct kuw_rule *ahead_rule;
+	u64 ahead_row;
+	u64 ahead_look;
 };
 
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,

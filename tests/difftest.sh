@@ -245,8 +245,40 @@ else
 	skipped "vmlinux: no kernel image with .eh_frame (make check builds one)"
 fi
 
-# A kernel module with unwind tables: the test bed's demo module, or any
-# .ko given in KUW_DIFF_KO.
+# A kernel module built here from tests/diff/kmod/kuwdiff.c with .eh_frame and
+# .sframe, against a kernel build tree: KUW_DIFF_KDIR, the newest test-bed
+# build, or the running kernel's.  (.text, .init.text, .exit.text: the
+# ET_REL layout and relocations of kunwind-dump.)
+kdir=${KUW_DIFF_KDIR:-}
+if [ -z "$kdir" ]; then
+	cache=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
+	for d in $(ls -td "$cache"/kbuild/*/ 2>/dev/null) \
+		 /lib/modules/"$(uname -r)"/build; do
+		if [ -f "$d/Module.symvers" ] || [ -f "$d/Makefile" ]; then
+			kdir=$d
+			break
+		fi
+	done
+fi
+if [ -n "$kdir" ]; then
+	km=$W/kmod
+	rm -rf "$km"
+	mkdir -p "$km"
+	cp "$HERE/diff/kmod/kuwdiff.c" "$km/kuwdiff.c"
+	printf 'obj-m += kuwdiff.o\nccflags-y += %s\n' \
+		"-fasynchronous-unwind-tables -Wa,--gsframe" >"$km/Kbuild"
+	if make -C "$kdir" M="$km" modules >"$km/build.log" 2>&1 &&
+	   [ -f "$km/kuwdiff.ko" ]; then
+		check_readelf kuwdiff.ko "$km/kuwdiff.ko" "$ASAN" --rel
+		check_sframe kuwdiff.ko "$km/kuwdiff.ko" "$ASAN" --rel
+	else
+		bad "build kuwdiff.ko against $kdir: $(grep -m1 -i error "$km/build.log")"
+	fi
+else
+	skipped "kuwdiff.ko: no kernel build tree (KUW_DIFF_KDIR)"
+fi
+
+# The test bed's demo module, or any .ko given in KUW_DIFF_KO.
 ko=${KUW_DIFF_KO:-}
 if [ -z "$ko" ]; then
 	for k in "$B"/kunit/demo_oops.ko kunit/demo_oops.ko \

@@ -329,6 +329,21 @@ def cmp_rows(res, tag, theirs, ours, lo, hi, u_is_none, keys=None,
                      % (tag, pc, fmt_rules(a), fmt_rules(b)))
 
 
+def rel_pick(ours, used, i, size):
+    """In a relocatable object binutils prints section-relative pcs, so FDEs
+    are matched by position: ours[i] when it has the same length, else the
+    first unused FDE of that length (a walker may report in address order
+    what the section holds in emission order)."""
+    cands = [i] if i < len(ours) else []
+    cands += range(len(ours))
+    for j in cands:
+        f = ours[j]
+        if j not in used and f["end"] - f["start"] == size:
+            used.add(j)
+            return f
+    return None
+
+
 def cmd_readelf(rpath, opath, rel):
     theirs = parse_readelf(rpath)
     ours = parse_ours(opath)
@@ -339,19 +354,17 @@ def cmd_readelf(rpath, opath, rel):
         if len(t) != len(o):
             res.miss("%s: readelf has %d FDEs, we have %d"
                      % (sec, len(t), len(o)))
+        used = set()
         if not rel:
             byaddr = {}
             for f in o:
                 byaddr.setdefault((f["start"], f["end"]), []).append(f)
         for i, tf in enumerate(t):
             if rel:
-                if i >= len(o):
-                    break
-                of = o[i]
-                if of["end"] - of["start"] != tf["end"] - tf["start"]:
-                    res.miss("%s FDE #%d: length 0x%x, ours 0x%x"
-                             % (sec, i, tf["end"] - tf["start"],
-                                of["end"] - of["start"]))
+                of = rel_pick(o, used, i, tf["end"] - tf["start"])
+                if of is None:
+                    res.miss("%s FDE #%d: no FDE of length 0x%x in our output"
+                             % (sec, i, tf["end"] - tf["start"]))
                     continue
                 trows = rebase(tf["rows"], tf["start"])
                 orows = rebase(of["rows"], of["start"])
@@ -380,15 +393,18 @@ def cmd_sframe(dpath, opath, rel):
     if len(theirs) != len(ours_all):
         res.miss("objdump has %d SFrame FDEs, we have %d"
                  % (len(theirs), len(ours_all)))
+    used = set()
     if not rel:
         byaddr = {}
         for f in ours:
             byaddr.setdefault(f["start"], []).append(f)
     for i, tf in enumerate(theirs):
         if rel:
-            if i >= len(ours):
-                break
-            of = ours[i]
+            of = rel_pick(ours, used, i, tf["size"])
+            if of is None:
+                res.miss("SFrame FDE #%d (size %d): no FDE of that size in "
+                         "our output" % (i, tf["size"]))
+                continue
         else:
             cands = byaddr.get(tf["start"])
             if not cands:

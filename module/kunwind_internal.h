@@ -61,17 +61,80 @@ int kuw_registry_init(void);
 void kuw_registry_exit(void);
 extern unsigned int kuw_reg_seq;	/* bumped when an entry goes */
 
-const struct kuw_entry *kuw_registry_find(u64 pc,
-					  const struct kuw_entry *hint);
-int kuw_entry_lookup(const struct kuw_entry *e, u64 pc, u8 src,
-		     const struct kuw_table **table,
-		     const struct kuw_rule **rule, u64 *row_pc);
 int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
 			const struct kuw_table **table,
 			const struct kuw_rule **rule, u64 *row_pc);
 bool kuw_registry_text(u64 pc);
 int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d);
 int kuw_registry_add_module(struct module *mod);
+
+/* The unwind path's look-ups, inline: one call less per frame. */
+
+static __always_inline bool kuw_entry_covers(const struct kuw_entry *e, u64 pc)
+{
+	return (pc >= READ_ONCE(e->text[KUW_RANGE_CORE][0]) &&
+		pc < READ_ONCE(e->text[KUW_RANGE_CORE][1])) ||
+	       (pc >= READ_ONCE(e->text[KUW_RANGE_INIT][0]) &&
+		pc < READ_ONCE(e->text[KUW_RANGE_INIT][1]));
+}
+
+/**
+ * kuw_registry_find() - the object whose text holds a pc
+ * @pc: the address
+ * @hint: an entry to try first (the previous frame's), or NULL
+ *
+ * Caller holds rcu_read_lock(); a @hint must come from the same read-side
+ * section or be validated with kuw_reg_seq.  Return: the entry or NULL.
+ */
+static __always_inline const struct kuw_entry *
+kuw_registry_find(u64 pc, const struct kuw_entry *hint)
+{
+	const struct kuw_entry *e;
+
+	if (hint && kuw_entry_covers(hint, pc))
+		return hint;
+	list_for_each_entry_rcu(e, &kuw_entries, list)
+		if (kuw_entry_covers(e, pc))
+			return e;
+	return NULL;
+}
+
+/**
+ * kuw_entry_lookup() - the row of one object's tables for a pc
+ * @e: the object
+ * @pc: the address (already pc - 1 for a return address)
+ * @src: KUNWIND_SRC_ANY or one enum kuw_src
+ * @table: set to the table used
+ * @rule: set to the rule
+ * @row_pc: set to the row's start
+ *
+ * Without a forced source: .eh_frame, then .debug_frame, then .sframe.
+ * Return: 0 or -KUW_E_NOINFO.
+ */
+static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
+					    u8 src,
+					    const struct kuw_table **table,
+					    const struct kuw_rule **rule,
+					    u64 *row_pc)
+{
+	static const u8 order[KUW_SRC__COUNT] = {
+		KUW_SRC_EH_FRAME, KUW_SRC_DEBUG_FRAME, KUW_SRC_SFRAME,
+	};
+	const struct kuw_table *t;
+	int i;
+
+	this_cpu_inc(kuw_counters.lookups);
+	for (i = 0; i < KUW_SRC__COUNT; i++) {
+		t = e->tab[src < KUW_SRC__COUNT ? src : order[i]];
+		if (t && !kuw_table_lookup(t, pc, rule, row_pc)) {
+			*table = t;
+			return 0;
+		}
+		if (src < KUW_SRC__COUNT)
+			break;
+	}
+	return -KUW_E_NOINFO;
+}
 
 /* unwind.c */
 int kuw_unwind_init(void);

@@ -172,7 +172,8 @@ static bool kuw_at_stack_end(struct kunwind_state *s)
 }
 
 /* Stack checks on the caller's frame after a step from a callee at @old_sp. */
-static int kuw_check_stack(struct kunwind_state *s, u64 old_sp)
+static __always_inline int kuw_check_stack(struct kunwind_state *s,
+					   u64 old_sp)
 {
 	u64 sp = s->regs.r[KUW_SP];
 	u64 b = (unsigned long)s->stack_info.begin;
@@ -194,7 +195,8 @@ static int kuw_check_stack(struct kunwind_state *s, u64 old_sp)
  * The new frame's pc must be in kernel or module text: finding its object
  * is most of a look-up, so finish it and keep the row for the next step.
  */
-static int kuw_lookahead(struct kunwind_state *s, unsigned int seq)
+static __always_inline int kuw_lookahead(struct kunwind_state *s,
+					 unsigned int seq)
 {
 	u64 pc = s->regs.r[KUW_PC];
 	u64 look = s->signal ? pc : pc - 1;
@@ -272,7 +274,7 @@ static int kuw_orc_step(struct kunwind_state *s, u64 pc, u64 sp, u64 bp,
 #endif
 
 /* One frame up.  Return: 0 or the stop reason. */
-static int kuw_step_frame(struct kunwind_state *s)
+static __always_inline int kuw_step_frame(struct kunwind_state *s)
 {
 	u64 pc = s->regs.r[KUW_PC], sp = s->regs.r[KUW_SP];
 	u64 bp = s->regs.r[KUW_BP];

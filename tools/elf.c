@@ -46,6 +46,25 @@
 #define R_X86_64_32S_	11
 #define R_X86_64_PC64_	24
 
+#define R_AARCH64_NONE_		0
+#define R_AARCH64_NONE2_	256
+#define R_AARCH64_ABS64_	257
+#define R_AARCH64_ABS32_	258
+#define R_AARCH64_PREL64_	260
+#define R_AARCH64_PREL32_	261
+
+/* How a relocation computes its value. */
+enum rel_kind {
+	REL_NONE,
+	REL_ABS64,	/* S + A */
+	REL_PC64,	/* S + A - P */
+	REL_ABS32U,	/* S + A, fits u32 */
+	REL_ABS32S,	/* S + A, fits s32 */
+	REL_ABS32,	/* S + A, fits s32 or u32 (AArch64 ABS32) */
+	REL_PC32S,	/* S + A - P, fits s32 */
+	REL_PC32,	/* S + A - P, fits s32 or u32 (AArch64 PREL32) */
+};
+
 /* Hard limits: a real file is far below them; a hostile one is refused. */
 #define MAX_SECTIONS	(1u << 20)
 #define MAX_ALIGN	(1ull << 32)
@@ -182,6 +201,54 @@ static bool is_unwind_name(const char *n)
 	       !strcmp(n, ".debug_frame");
 }
 
+/* Kind and name of relocation @type for @machine; false if unsupported. */
+static bool rel_kind_of(u16 machine, u32 type, enum rel_kind *k,
+			const char **name)
+{
+	if (machine == EM_X86_64_) {
+		switch (type) {
+		case R_X86_64_NONE_:
+			*k = REL_NONE, *name = "R_X86_64_NONE";
+			return true;
+		case R_X86_64_64_:
+			*k = REL_ABS64, *name = "R_X86_64_64";
+			return true;
+		case R_X86_64_PC32_:
+			*k = REL_PC32S, *name = "R_X86_64_PC32";
+			return true;
+		case R_X86_64_32_:
+			*k = REL_ABS32U, *name = "R_X86_64_32";
+			return true;
+		case R_X86_64_32S_:
+			*k = REL_ABS32S, *name = "R_X86_64_32S";
+			return true;
+		case R_X86_64_PC64_:
+			*k = REL_PC64, *name = "R_X86_64_PC64";
+			return true;
+		}
+		return false;
+	}
+	switch (type) {
+	case R_AARCH64_NONE_:
+	case R_AARCH64_NONE2_:
+		*k = REL_NONE, *name = "R_AARCH64_NONE";
+		return true;
+	case R_AARCH64_ABS64_:
+		*k = REL_ABS64, *name = "R_AARCH64_ABS64";
+		return true;
+	case R_AARCH64_ABS32_:
+		*k = REL_ABS32, *name = "R_AARCH64_ABS32";
+		return true;
+	case R_AARCH64_PREL64_:
+		*k = REL_PC64, *name = "R_AARCH64_PREL64";
+		return true;
+	case R_AARCH64_PREL32_:
+		*k = REL_PC32, *name = "R_AARCH64_PREL32";
+		return true;
+	}
+	return false;
+}
+
 static int apply_one(struct kuw_elf *e, const struct kuw_elf_sec *rs,
 		     const struct kuw_elf_sec *tgt,
 		     const struct kuw_elf_sec *symtab, u64 i)
@@ -194,27 +261,20 @@ static int apply_one(struct kuw_elf *e, const struct kuw_elf_sec *rs,
 	u32 symi = (u32)(info >> 32);
 	u64 where = i * RELA_SIZE;
 	u64 nsym = symtab->size / SYM_SIZE;
+	const char *name;
+	enum rel_kind k;
 	const u8 *sym;
 	u64 S, P, v;
 	u16 shndx;
+	bool ok;
 	int width;
 
-	switch (type) {
-	case R_X86_64_NONE_:
-		return KUW_ELF_OK;
-	case R_X86_64_PC32_:
-	case R_X86_64_32_:
-	case R_X86_64_32S_:
-		width = 4;
-		break;
-	case R_X86_64_64_:
-	case R_X86_64_PC64_:
-		width = 8;
-		break;
-	default:
+	if (!rel_kind_of(e->machine, type, &k, &name))
 		return fail(e, rs->name, where,
 			    "unsupported relocation type %u", type);
-	}
+	if (k == REL_NONE)
+		return KUW_ELF_OK;
+	width = k == REL_ABS64 || k == REL_PC64 ? 8 : 4;
 	if (!in_range(roff, width, tgt->size))
 		return fail(e, rs->name, where,
 			    "relocation offset 0x%llx outside %s (size 0x%llx)",
@@ -236,29 +296,27 @@ static int apply_one(struct kuw_elf *e, const struct kuw_elf_sec *rs,
 		S = e->sec[shndx].addr + le64(sym + 8);
 	}
 	P = tgt->addr + roff;
-	switch (type) {
-	case R_X86_64_PC32_:
-		v = S + addend - P;
-		if ((s64)v != (s32)v)
-			return fail(e, rs->name, where, "R_X86_64_PC32 overflow");
+	v = S + addend;
+	if (k == REL_PC64 || k == REL_PC32S || k == REL_PC32)
+		v -= P;
+	switch (k) {
+	case REL_ABS32U:
+		ok = v == (u32)v;
 		break;
-	case R_X86_64_32_:
-		v = S + addend;
-		if (v != (u32)v)
-			return fail(e, rs->name, where, "R_X86_64_32 overflow");
+	case REL_ABS32S:
+	case REL_PC32S:
+		ok = (s64)v == (s32)v;
 		break;
-	case R_X86_64_32S_:
-		v = S + addend;
-		if ((s64)v != (s32)v)
-			return fail(e, rs->name, where, "R_X86_64_32S overflow");
-		break;
-	case R_X86_64_PC64_:
-		v = S + addend - P;
+	case REL_ABS32:
+	case REL_PC32:
+		ok = (s64)v == (s32)v || v == (u32)v;
 		break;
 	default:
-		v = S + addend;
+		ok = true;
 		break;
 	}
+	if (!ok)
+		return fail(e, rs->name, where, "%s overflow", name);
 	put_le(tgt->data + roff, v, width);
 	e->nrel++;
 	return KUW_ELF_OK;

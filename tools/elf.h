@@ -6,7 +6,9 @@
  * laid out as a module loader would (in section order, each aligned to its
  * sh_addralign, from KUW_ELF_REL_BASE), and the RELA relocations of their
  * unwind sections (.eh_frame, .sframe, .debug_frame) are applied against
- * that layout.  The file is untrusted input: every offset, size, index and
+ * that layout: x86_64 R_X86_64_{NONE,64,PC32,32,32S,PC64} and AArch64
+ * R_AARCH64_{NONE,ABS64,ABS32,PREL64,PREL32}, against section symbols and
+ * defined symbols; any other type, or an undefined symbol, is an error.  The file is untrusted input: every offset, size, index and
  * string is checked; a bad file gives an error naming where and why.
  */
 #ifndef KUNWIND_TOOLS_ELF_H

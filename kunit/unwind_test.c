@@ -435,12 +435,13 @@ static void kt_garbage_stack(struct kunit *test)
 		(unsigned long)kuw_chain_f7,
 	};
 	struct kt_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	unsigned long garbage[64];
-	struct pt_regs regs;
+	struct pt_regs *regsp = kunit_kzalloc(test, sizeof(*regsp), GFP_KERNEL);
+	unsigned long garbage[32];
 	struct rnd_state rnd;
 	unsigned int i, j, stopped_bad = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, regsp);
 	prandom_seed_state(&rnd, 42);
 	for (i = 0; i < 200; i++) {
 		for (j = 0; j < ARRAY_SIZE(garbage); j++) {
@@ -451,16 +452,16 @@ static void kt_garbage_stack(struct kunit *test)
 			if (j % 3 == 0)
 				v = fns[v % ARRAY_SIZE(fns)] + (v >> 40) % 64;
 			else if (j % 3 == 1)
-				v = (unsigned long)&garbage[(v >> 7) % 64];
+				v = (unsigned long)&garbage[(v >> 7) % 32];
 			garbage[j] = v;
 		}
 		barrier_data(garbage);
-		memset(&regs, 0, sizeof(regs));
-		regs.cs = __KERNEL_CS;
-		regs.ip = fns[i % ARRAY_SIZE(fns)] + (i * 7) % 48;
-		regs.sp = (unsigned long)&garbage[i % 8];
-		regs.bp = garbage[(i + 3) % 64];
-		kt_unwind(t, current, &regs, KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+		memset(regsp, 0, sizeof(*regsp));
+		regsp->cs = __KERNEL_CS;
+		regsp->ip = fns[i % ARRAY_SIZE(fns)] + (i * 7) % 48;
+		regsp->sp = (unsigned long)&garbage[i % 8];
+		regsp->bp = garbage[(i + 3) % 32];
+		kt_unwind(t, current, regsp, KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
 		KUNIT_EXPECT_NE(test, t->err, 0);
 		KUNIT_EXPECT_LE(test, t->n, (unsigned int)KUNWIND_MAX_FRAMES + 1);
 		if (t->err != -KUW_E_END)
@@ -469,19 +470,19 @@ static void kt_garbage_stack(struct kunit *test)
 	KUNIT_EXPECT_GT(test, stopped_bad, 150U);
 
 	/* a stack pointer outside every stack */
-	memset(&regs, 0, sizeof(regs));
-	regs.cs = __KERNEL_CS;
-	regs.ip = (unsigned long)kuw_chain_f3;
-	regs.sp = (unsigned long)t;	/* kmalloc memory */
-	kt_unwind(t, current, &regs, KUNWIND_SRC_ANY | KUNWIND_NO_ORC);
+	memset(regsp, 0, sizeof(*regsp));
+	regsp->cs = __KERNEL_CS;
+	regsp->ip = (unsigned long)kuw_chain_f3;
+	regsp->sp = (unsigned long)t;	/* kmalloc memory */
+	kt_unwind(t, current, regsp, KUNWIND_SRC_ANY | KUNWIND_NO_ORC);
 	KUNIT_EXPECT_EQ(test, t->err, -KUW_E_BADSTACK);
 
 	/* a data address as pc: no unwind info */
-	regs.ip = (unsigned long)&kt_data_word;
-	regs.sp = (unsigned long)&garbage[8];
+	regsp->ip = (unsigned long)&kt_data_word;
+	regsp->sp = (unsigned long)&garbage[8];
 	memset(garbage, 0, sizeof(garbage));
 	barrier_data(garbage);
-	kt_unwind(t, current, &regs, KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+	kt_unwind(t, current, regsp, KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
 	KUNIT_EXPECT_EQ(test, t->n, 1U);
 	KUNIT_EXPECT_EQ(test, t->err, -KUW_E_NOINFO);
 	KUNIT_EXPECT_FALSE(test, t->reliable);

@@ -366,9 +366,15 @@ bool kunwind_next_frame(struct kunwind_state *state)
 
 	if (kunwind_done(state))
 		return false;
+	/*
+	 * RCU keeps tables alive; no preemption keeps this CPU's IRQ and
+	 * exception stacks the ones get_stack_info() checks against.
+	 */
+	preempt_disable();
 	rcu_read_lock();
 	ret = kuw_step_frame(state);
 	rcu_read_unlock();
+	preempt_enable();
 	if (ret) {
 		kuw_stop(state, ret);
 		return false;
@@ -431,6 +437,7 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	struct inactive_task_frame frame;
 	unsigned long tsp;
 	int ret = 0;
+	bool ok;
 
 	memset(state, 0, sizeof(*state));
 	task = task ? task : current;
@@ -475,8 +482,11 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 				    0xfULL << 12;
 		state->signal = false;
 	}
-	if (!kuw_stack_of(state, state->regs.r[KUW_SP], &state->stack_info,
-			  &state->stack_mask)) {
+	preempt_disable();
+	ok = kuw_stack_of(state, state->regs.r[KUW_SP], &state->stack_info,
+			  &state->stack_mask);
+	preempt_enable();
+	if (!ok) {
 		kuw_stop(state, -KUW_E_BADSTACK);
 		return;
 	}

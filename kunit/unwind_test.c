@@ -340,6 +340,91 @@ static void kt_irq_context(struct kunit *test)
 			    kunwind_strerror(k->l.ours.err));
 }
 
+/* ---- from a pt_regs, as the oops hook starts: same frames as ORC ---- */
+
+struct kt_regs_out {
+	struct pt_regs regs;
+	u8 src;
+	struct kt_trace ours;
+	unsigned long orc[KT_MAX];
+	unsigned int norc;
+};
+
+static noinline int kt_regs_leaf(struct kuw_chain *c)
+{
+	struct kt_regs_out *o = c->priv;
+	struct pt_regs *r = &o->regs;
+	struct unwind_state os;
+
+	/* the registers of this function at the asm, as an exception saves them */
+	asm volatile("leaq (%%rip), %%rax\n\t"
+		     "movq %%rax, %0\n\t"
+		     "movq %%rsp, %1\n\t"
+		     "movq %%rbp, %2\n\t"
+		     "movq %%rbx, %3\n\t"
+		     "movq %%r12, %4\n\t"
+		     "movq %%r13, %5\n\t"
+		     "movq %%r14, %6\n\t"
+		     "movq %%r15, %7\n\t"
+		     : "=m" (r->ip), "=m" (r->sp), "=m" (r->bp), "=m" (r->bx),
+		       "=m" (r->r12), "=m" (r->r13), "=m" (r->r14),
+		       "=m" (r->r15)
+		     : : "rax", "memory");
+	r->cs = __KERNEL_CS;
+	r->ss = __KERNEL_DS;
+	kt_unwind(&o->ours, current, r, o->src);
+	o->norc = 0;
+	for (unwind_start(&os, current, r, NULL); !unwind_done(&os);
+	     unwind_next_frame(&os))
+		if (o->norc < KT_MAX)
+			o->orc[o->norc++] = unwind_get_return_address(&os);
+	barrier();
+	return 0;
+}
+
+/*
+ * kunwind's first frame is regs->ip; ORC's unwind_start(regs) reports from
+ * the caller on: ours[1..] == orc[0..], through the chain to the end.
+ */
+static void kt_regs_case(struct kunit *test, u8 src)
+{
+	struct kt_regs_out *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	struct kuw_chain c = { .leaf = kt_regs_leaf, .alloca_n = 56 };
+	unsigned int i, same = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->src = src;
+	c.priv = o;
+	kuw_chain_run(&c);
+	KUNIT_EXPECT_EQ(test, o->ours.pc[0], o->regs.ip);
+	KUNIT_EXPECT_TRUE(test, kt_is(o->ours.pc[0], "kt_regs_leaf"));
+	KUNIT_EXPECT_EQ(test, o->ours.n, o->norc + 1);
+	for (i = 0; i + 1 < o->ours.n && i < o->norc; i++)
+		same += o->ours.pc[i + 1] == o->orc[i];
+	KUNIT_EXPECT_EQ(test, same, o->norc);
+	KUNIT_EXPECT_GT(test, o->norc, (unsigned int)ARRAY_SIZE(kuw_chain_frames_plain));
+	for (i = 0; i < ARRAY_SIZE(kuw_chain_frames_plain); i++)
+		KUNIT_EXPECT_TRUE(test, kt_is(o->ours.pc[1 + i],
+					      kuw_chain_frames_plain[i]));
+	KUNIT_EXPECT_EQ_MSG(test, o->ours.err, -KUW_E_END, "stopped: %s",
+			    kunwind_strerror(o->ours.err));
+	KUNIT_EXPECT_TRUE(test, o->ours.reliable);
+	if (same != o->norc || o->ours.n != o->norc + 1) {
+		kt_dump(test, "kunwind", o->ours.pc, o->ours.n);
+		kt_dump(test, "orc", o->orc, o->norc);
+	}
+}
+
+static void kt_regs_eh_frame(struct kunit *test)
+{
+	kt_regs_case(test, KUW_SRC_EH_FRAME);
+}
+
+static void kt_regs_sframe(struct kunit *test)
+{
+	kt_regs_case(test, KUW_SRC_SFRAME);
+}
+
 /* ---- rules ---- */
 
 /* At a function's first instruction the x86_64 ABI says: CFA = rsp + 8, RA at CFA - 8. */
@@ -538,6 +623,8 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_chain_signal_frame),
 	KUNIT_CASE(kt_sleeping_task),
 	KUNIT_CASE(kt_irq_context),
+	KUNIT_CASE(kt_regs_eh_frame),
+	KUNIT_CASE(kt_regs_sframe),
 	KUNIT_CASE(kt_rules_entry),
 	KUNIT_CASE(kt_rules_big_frame),
 	KUNIT_CASE(kt_bad_pc),

@@ -80,6 +80,76 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
 			     have_cfa, mem_ctx, out);
 }
 
+/*
+ * The common rule, nearly every row of compiled code: the CFA is a register
+ * plus an offset and every register rule, the return address's included,
+ * is "saved at CFA + N" (pushes and moves into the frame).  Such a rule
+ * reads no register but the CFA's, so the caller's registers are written
+ * in place in one pass, after the one read (the return address) that can
+ * fail.  Returns 1 when the rule is not of this kind (nothing changed).
+ */
+static int step_fast(const struct kuw_arch_info *ai, u8 arch,
+		     const struct kuw_rule *rule, struct kuw_regs *regs,
+		     void *mem_ctx)
+{
+	u64 cfa, ra, bit, known = regs->valid & ~regs->lazy;
+	s32 ra_off = 0;
+	u32 i, n = rule->nregs;
+	bool have_ra = false;
+	int ret;
+
+	if (rule->cfa_kind != KUW_CFA_REG || rule->cfa_reg >= ai->nregs ||
+	    n > KUW_MAX_REGS ||
+	    (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA)))
+		return 1;
+	for (i = 0; i < n; i++) {
+		const struct kuw_reg_rule *rr = &rule->regs[i];
+
+		if (rr->kind != KUW_R_OFFSET || rr->reg >= ai->nregs ||
+		    rr->reg == ai->sp)
+			return 1;
+		if (rr->reg == ai->ra) {
+			ra_off = rr->off;
+			have_ra = true;
+		}
+	}
+	if (!have_ra)
+		return 1;
+	bit = 1ULL << rule->cfa_reg;
+	if (known & bit) {
+		cfa = regs->r[rule->cfa_reg];
+	} else {
+		ret = kuw_regs_get(regs, rule->cfa_reg, mem_ctx, &cfa);
+		if (ret)
+			return ret;
+	}
+	cfa += (s64)rule->cfa_off;
+	ret = kuw_read_mem(mem_ctx, cfa + (s64)ra_off, &ra, sizeof(ra));
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		const struct kuw_reg_rule *rr = &rule->regs[i];
+
+		bit = 1ULL << rr->reg;
+		regs->r[rr->reg] = cfa + (s64)rr->off;
+		regs->valid |= bit;
+		regs->lazy |= bit;
+	}
+	regs->r[ai->ra] = ra;
+	regs->lazy &= ~(1ULL << ai->ra);
+	regs->r[ai->sp] = cfa;
+	regs->r[ai->pc] = ra;
+	bit = 1ULL << ai->sp | 1ULL << ai->pc;
+	regs->valid |= bit;
+	regs->lazy &= ~bit;
+	return 0;
+}
+
+static int step_generic(const struct kuw_arch_info *ai, u8 arch,
+			const u8 *sec, u64 sec_size,
+			const struct kuw_rule *rule,
+			struct kuw_regs *regs, void *mem_ctx);
+
 /**
  * kuw_step() - compute the caller's registers from a frame's rule
  * @arch: enum kuw_arch
@@ -101,6 +171,24 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 	     struct kuw_regs *regs, void *mem_ctx)
 {
 	const struct kuw_arch_info *ai = kuw_arch(arch);
+	int ret;
+
+	ret = step_fast(ai, arch, rule, regs, mem_ctx);
+	if (ret <= 0)
+		return ret;
+	return step_generic(ai, arch, sec, sec_size, rule, regs, mem_ctx);
+}
+
+/*
+ * Any rule.  Apart from kuw_step() so that its array of new values, which
+ * CONFIG_INIT_STACK_ALL_ZERO clears where it is declared, is cleared on
+ * this path only.
+ */
+static int step_generic(const struct kuw_arch_info *ai, u8 arch,
+			const u8 *sec, u64 sec_size,
+			const struct kuw_rule *rule,
+			struct kuw_regs *regs, void *mem_ctx)
+{
 	u64 val[KUW_MAX_REGS], lazy = 0;
 	u64 cfa, ra = 0, v;
 	bool have_ra = false, have_sp = false;

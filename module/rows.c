@@ -8,10 +8,12 @@
  *   rule16/32[i] index of the row's rule (0: no unwind info, a gap)
  *   rule_off[k]  offset of rule k in the pool of struct kuw_rule (4-aligned,
  *                only nregs register entries stored)
- *   block[b]     first row whose pc >= b << block_shift, b in [0, nblocks]
+ *   page[p]      first block of page p (1 << page_shift bytes of text);
+ *                pages without any FDE have no blocks
+ *   block[k]     first row whose pc >= the start of block k
  *
- * A lookup is one block index load, a binary search over the few rows of
- * that block, and the rule: no interpretation on the hot path.
+ * A lookup is two index loads, a binary search over the few rows of one
+ * block (about four), and the rule: no interpretation on the hot path.
  */
 #include "engine.h"
 #include "arch.h"
@@ -357,18 +359,43 @@ static u32 rows_align4(u64 n)
 	return (n + 3) & ~3ULL;
 }
 
+/* Blocks per page: 1 << KUW_PAGE_BLOCKS_LOG. */
+#define KUW_PAGE_BLOCKS_LOG	6
+
+/*
+ * Block size: about four rows per block where there is code, from the
+ * bytes the FDEs cover (not the span, which may hold large gaps); then
+ * larger if the page array would outgrow the rows.
+ */
+static u32 rows_block_shift(const struct rows_build *b, u64 span, u32 nrows)
+{
+	u64 covered = 0;
+	u32 i, shift;
+
+	for (i = 0; i < b->nfdes; i++)
+		if (b->fdes[i].nrows)
+			covered += b->fdes[i].end - b->fdes[i].start;
+	for (shift = 4; shift < 24; shift++)
+		if ((covered >> shift) < nrows / 4 + 1)
+			break;
+	while (shift < 31 - KUW_PAGE_BLOCKS_LOG &&
+	       (span >> (shift + KUW_PAGE_BLOCKS_LOG)) > (u64)nrows + 1024)
+		shift++;
+	return shift;
+}
+
 /*
  * Lay the sorted FDEs' rows out in the final table.  Every FDE is followed
  * by a "no info" row at its end unless the next FDE starts right there.
  */
 static int rows_layout(struct rows_build *b, struct kuw_table **out)
 {
-	u32 nfde = 0, nrows = 0, i, j, k, nblocks, shift;
+	u32 nfde = 0, nrows = 0, i, j, k, nblocks, shift, pshift, npages;
 	const char *owner = b->obj->owner ? b->obj->owner : "?";
 	u32 owner_len = strlen(owner) + 1;
-	u64 base, span, off, sz_pc, sz_rule, sz_roff, sz_block;
+	u64 base, span, off, sz_pc, sz_rule, sz_roff, sz_block, sz_page;
 	struct kuw_table *t;
-	u32 *pc, *roff, *block;
+	u32 *pc, *roff, *block, *page;
 	u16 *r16 = NULL;
 	u32 *r32 = NULL;
 	u8 *mem;
@@ -400,24 +427,50 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	}
 	if (span > 0xffffffffULL)
 		return kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
-	/* about four rows per lookup block, blocks of at least 16 bytes */
-	for (shift = 4; shift < 31; shift++)
-		if ((span >> shift) < nrows / 4 + 1)
-			break;
-	nblocks = (span >> shift) + 1;
+	shift = rows_block_shift(b, span, nrows);
+	pshift = shift + KUW_PAGE_BLOCKS_LOG;
+	npages = (span >> pshift) + 1;
+	/* pages holding some FDE: counted in page[], as blocks later */
+	page = kuw_alloc(((size_t)npages + 1) * 4);
+	if (!page)
+		return kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+	for (i = 0; i < b->nfdes; i++) {
+		const struct rows_fde *f = &b->fdes[i];
+		u32 p, last;
+
+		if (f->start == f->end || !f->nrows)
+			continue;
+		last = (f->end - 1 - base) >> pshift;
+		for (p = (f->start - base) >> pshift; p <= last; p++)
+			page[p] = 1;
+	}
+	nblocks = 0;
+	for (i = 0; i < npages; i++) {
+		u32 present = page[i];
+
+		page[i] = nblocks;
+		if (present)
+			nblocks += 1U << KUW_PAGE_BLOCKS_LOG;
+	}
+	page[npages] = nblocks;
 	wide = b->nrules > 0xffff;
 
 	sz_pc = rows_align4((u64)nrows * 4);
 	sz_rule = rows_align4((u64)nrows * (wide ? 4 : 2));
 	sz_roff = (u64)b->nrules * 4;
 	sz_block = ((u64)nblocks + 1) * 4;
+	sz_page = ((u64)npages + 1) * 4;
 	off = rows_align4(sizeof(*t)) + sz_pc + sz_rule + sz_roff + sz_block +
-	      rows_align4(b->pool_len) + owner_len;
-	if (off > 0x7fffffffULL)
+	      sz_page + rows_align4(b->pool_len) + owner_len;
+	if (off > 0x7fffffffULL) {
+		kuw_free(page);
 		return kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
+	}
 	mem = kuw_alloc(off);
-	if (!mem)
+	if (!mem) {
+		kuw_free(page);
 		return kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+	}
 	t = (struct kuw_table *)mem;
 	t->bytes = off;
 	off = rows_align4(sizeof(*t));
@@ -432,6 +485,10 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	off += sz_roff;
 	block = (u32 *)(mem + off);
 	off += sz_block;
+	memcpy(mem + off, page, sz_page);
+	kuw_free(page);
+	page = (u32 *)(mem + off);
+	off += sz_page;
 	memcpy(mem + off, b->pool, b->pool_len);
 	t->pool = mem + off;
 	off += rows_align4(b->pool_len);
@@ -473,18 +530,26 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	}
 	nrows = k;
 
-	/* block[n]: first row whose pc >= n << shift */
-	for (i = 0, j = 0; i <= nblocks; i++) {
-		u64 lim = (u64)i << shift;
+	/* block[k]: first row whose pc >= the start of block k */
+	j = 0;
+	for (i = 0; i < npages; i++) {
+		for (k = page[i]; k < page[i + 1]; k++) {
+			u64 lim = ((u64)i << pshift) +
+				  ((u64)(k - page[i]) << shift);
 
-		while (j < nrows && pc[j] < lim)
-			j++;
-		block[i] = j;
+			while (j < nrows && pc[j] < lim)
+				j++;
+			block[k] = j;
+		}
 	}
+	block[nblocks] = nrows;
 
 	t->src = b->src;
 	t->arch = b->obj->arch;
 	t->block_shift = shift;
+	t->page_shift = pshift;
+	t->npages = npages;
+	t->page = page;
 	t->base = base;
 	t->start = base;
 	t->end = base + span;
@@ -608,14 +673,19 @@ void kuw_table_relocate(struct kuw_table *t, s64 delta)
 int kuw_table_lookup(const struct kuw_table *t, u64 pc,
 		     const struct kuw_rule **rule, u64 *row_pc)
 {
-	u32 x, blk, lo, hi, idx;
+	u32 x, pg, blk, lo, hi, idx;
 
 	if (pc < t->start || pc >= t->end)
 		return -KUW_E_NOINFO;
 	x = pc - t->base;
-	blk = x >> t->block_shift;
-	if (blk >= t->nblocks)
+	pg = x >> t->page_shift;
+	if (pg >= t->npages)
 		return -KUW_E_NOINFO;
+	blk = t->page[pg];
+	if (blk == t->page[pg + 1])
+		return -KUW_E_NOINFO;	/* no FDE in this page */
+	blk += (x >> t->block_shift) &
+	       ((1U << (t->page_shift - t->block_shift)) - 1);
 	/* the answer is the last row with pc <= x: in [block[b] - 1, block[b + 1]) */
 	lo = t->block[blk];
 	hi = t->block[blk + 1];

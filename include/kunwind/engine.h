@@ -260,10 +260,20 @@ struct kuw_table {
 	const u32 *rule32;	/* [nrows] rule index when nrules > 65535 */
 	const u32 *rule_off;	/* [nrules] offset of each rule in pool */
 	const u8 *pool;		/* deduplicated struct kuw_rule, 4-aligned */
-	const u32 *block;	/* [nblocks + 1] first row of each block */
+	const u32 *block;	/* first row of each block, see @page */
 	const u8 *sec;		/* source section (expressions live there) */
 	u64 sec_size;
 	u64 bytes;		/* memory used by this table */
+	/*
+	 * Two-level lookup index (so that gaps in the covered text, e.g.
+	 * between .text and .init.text, cost no blocks): page p covers
+	 * [base + (p << page_shift), ...); its blocks are
+	 * block[page[p]] .. block[page[p + 1] - 1], none when the page has
+	 * no FDE.  block[] then has page[npages] + 1 entries.
+	 */
+	u8 page_shift;
+	u32 npages;
+	const u32 *page;	/* [npages + 1] */
 };
 
 /* Rule index 0 of every table: no unwind info (gap between FDEs). */

@@ -39,6 +39,7 @@
 #include <linux/kprobes.h>
 #include <linux/elf.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -384,6 +385,7 @@ struct kuw_pending {
 	struct module *mod;
 	u64 addr[KUW_SRC__COUNT];
 	u64 size[KUW_SRC__COUNT];
+	u64 init_lo, init_hi;	/* where freed init text was (sysfs) */
 };
 
 static struct kuw_pending kuw_pend[KUW_PENDING];
@@ -534,6 +536,18 @@ static int kuw_read_addr(const char *mod, const char *sec, unsigned long *v)
 	return kstrtoul(strim(buf), 16, v);
 }
 
+/* The lowest section address above @a, at most @limit. */
+static unsigned long kuw_next_sect(const struct kuw_dirctx *c,
+				   unsigned long a, unsigned long limit)
+{
+	unsigned int j;
+
+	for (j = 0; j < c->n; j++)
+		if (c->s[j].addr > a && c->s[j].addr < limit)
+			limit = c->s[j].addr;
+	return limit;
+}
+
 /*
  * Addresses of @mod's loaded sections from sysfs; for each table source,
  * the section's address and an upper bound of its size.
@@ -545,7 +559,7 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 				 mod->core_layout.size;
 	char path[96];
 	struct file *dir;
-	unsigned int i, j;
+	unsigned int i;
 	int ret, src;
 
 	c.s = kvcalloc(KUW_MAX_SECTS, sizeof(*c.s), GFP_KERNEL);
@@ -573,12 +587,23 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 		if (!a || a < (unsigned long)mod->core_layout.base ||
 		    a >= core_end)
 			continue;
-		for (j = 0; j < c.n; j++)
-			if (c.s[j].addr > a && c.s[j].addr < bound)
-				bound = c.s[j].addr;
+		bound = kuw_next_sect(&c, a, core_end);
 		rec->addr[src] = a;
-		/* entries are 8-byte multiples: padding is whole zero words */
-		rec->size[src] = (bound - a) & ~7UL;
+		rec->size[src] = bound - a;
+		/* .eh_frame entries are 8-byte multiples: padding is zeros */
+		if (src == KUW_SRC_EH_FRAME)
+			rec->size[src] &= ~7ULL;
+	}
+	/*
+	 * Init text is gone once a module is live, but its FDEs are still in
+	 * .eh_frame: sysfs keeps the old address, so they still validate.
+	 */
+	for (i = 0; i < c.n; i++) {
+		if (strcmp(c.s[i].name, ".init.text") || !c.s[i].addr)
+			continue;
+		rec->init_lo = c.s[i].addr;
+		rec->init_hi = kuw_next_sect(&c, c.s[i].addr,
+					     c.s[i].addr + SZ_16M);
 	}
 out:
 	kvfree(c.s);
@@ -611,6 +636,10 @@ static int kuw_add_mod(struct module *mod, bool sysfs)
 	if (!e)
 		return -ENOMEM;
 	kuw_mod_ranges(e, mod, &o);
+	if (rec.init_lo && rec.init_hi > rec.init_lo) {
+		o.text_start = min(o.text_start, rec.init_lo);
+		o.text_end = max(o.text_end, rec.init_hi);
+	}
 	for (src = 0; src < KUW_SRC__COUNT; src++)
 		kuw_build(e, &o, src, rec.addr[src], rec.size[src], how);
 

@@ -53,7 +53,7 @@ fi
 if [ "$mode" != time ]; then
 	rm -f "$LI"
 	log "boot 2/2: -icount shift=0,sleep=off (1 ns = 1 instruction)"
-	KUNWIND_ACCEL=tcg QEMU_EXTRA="-icount shift=0,sleep=off" \
+	KUNWIND_ACCEL=tcg QEMU_EXTRA="-smp 1 -icount shift=0,sleep=off" \
 		kuw_qemu "$KDIR/arch/x86/boot/bzImage" "$WORK/initrd.gz" "$LI" \
 		"$tmo" "tsc_early_khz=1000000 clocksource=tsc tsc=reliable kuw_rounds=${BENCH_ICOUNT_ROUNDS:-11} kuw_iters=${BENCH_ITERS:-10}" \
 		512M || log "-icount boot did not end cleanly"

@@ -23,6 +23,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 DUMP=${KUW_DUMP:-$B/kunwind-dump}
 ASAN=${KUW_DUMP_ASAN:-$B/kunwind-dump-asan}
 W=$B/diff
+case $W in
+/*) ;;
+*) W=$(pwd)/$W ;;	# absolute: kbuild needs M=/absolute/path
+esac
 CMP="python3 $HERE/diff/compare.py"
 pass=0
 fail=0

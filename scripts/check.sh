@@ -91,7 +91,7 @@ fi
 
 # --- boot -------------------------------------------------------------
 mem=512M
-tmo=${KUNWIND_TIMEOUT:-300}
+tmo=${KUNWIND_TIMEOUT:-600}
 [ "$KCONFIG" = base ] || tmo=${KUNWIND_TIMEOUT:-900}
 guestlog="$LOGDIR/check-$KCONFIG-last.log"
 stamp "guest: loading modules, running KUnit suites"

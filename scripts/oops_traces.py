@@ -6,9 +6,10 @@
     oops_traces.py LOG --kernel   the kernel's trace, one frame a line
     oops_traces.py LOG --kunwind  kunwind's trace, one frame a line
 
-The kernel's trace is the first "Call Trace:" block of an oops (frames
-between <TASK> and </TASK>, or the indented lines that follow); kunwind's
-is the block that follows "kunwind: Call Trace:".
+The kernel's trace is the faulting function (RIP) and the first "Call
+Trace:" block of an oops, without its "?" lines (stale addresses found on
+the stack, not frames); kunwind's is the block that follows
+"kunwind: Call Trace:", and its "end of trace:" line says why it stopped.
 """
 import re
 import sys
@@ -39,8 +40,19 @@ def kernel_trace(msgs):
             continue
         if s == '</TASK>' or not m.startswith(' '):
             break
+        if s.startswith('? '):
+            continue    # a stale address seen on the stack, not a frame
         frames.append(s)
     return frames
+
+
+def kunwind_end(msgs):
+    """kunwind's closing line: why the walk stopped."""
+    for m in msgs:
+        r = re.match(r'^kunwind: (end of trace: .*)', m)
+        if r:
+            return r.group(1)
+    return ''
 
 
 def kunwind_trace(msgs):
@@ -88,6 +100,18 @@ def main():
         if i == 0 and not u:
             b = '(no "kunwind: Call Trace:" in the log)'
         print('%-*s| %s' % (w, a, b))
+    end = kunwind_end(msgs)
+    if end:
+        print('%-*s| %s' % (w, '', end))
+    print("(the kernel's '?' lines, stale addresses on the stack, are left out)")
+    if u:
+        if k == u:
+            print('the two traces agree: %d frames' % len(k))
+        else:
+            i = next((i for i in range(min(len(k), len(u))) if k[i] != u[i]),
+                     min(len(k), len(u)))
+            print('the traces differ from frame %d on (kernel %d frames, '
+                  'kunwind %d)' % (i, len(k), len(u)))
     return 0
 
 

@@ -59,6 +59,11 @@ struct rows_build {
 	/* the FDE being filled */
 	struct kuw_fde_info cur;
 	bool have_cur;
+
+	/* scratch for rows_canon(): not on the stack, which the kernel may
+	 * clear on every call (CONFIG_INIT_STACK_ALL_ZERO)
+	 */
+	struct kuw_rule canon;
 };
 
 static const char *rows_secname(int src)
@@ -98,14 +103,16 @@ static int rows_grow(void **arr, u32 *cap, u32 need, u32 size)
 	return 0;
 }
 
+/* A compact rule is 8 + 8 * nregs bytes, 4-aligned: hash it by words. */
 static u32 rows_hash_bytes(const u8 *p, u32 len)
 {
+	const u32 *w = (const u32 *)p;
 	u32 h = 2166136261u;
 	u32 i;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	for (i = 0; i < len / 4; i++)
+		h = (h ^ w[i]) * 16777619u;
+	return h ^ (h >> 15);
 }
 
 static int rows_rehash(struct rows_build *b, u32 size)
@@ -175,7 +182,8 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 	u8 nregs = kuw_arch(b->obj->arch)->nregs;
 	u32 i;
 
-	memset(c, 0, sizeof(*c));
+	/* only the bytes kuw_rule_size() covers are used: no full memset */
+	c->nregs = 0;
 	c->cfa_kind = r->cfa_kind;
 	c->cfa_reg = r->cfa_kind == KUW_CFA_REG ? r->cfa_reg : 0;
 	c->flags = r->flags;
@@ -198,6 +206,7 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 			return -KUW_E_BADREG;
 		c->regs[c->nregs].reg = s->reg;
 		c->regs[c->nregs].kind = s->kind;
+		c->regs[c->nregs].pad = 0;
 		c->regs[c->nregs].src = s->kind == KUW_R_REG ? s->src : 0;
 		c->regs[c->nregs].off = s->kind == KUW_R_REG ||
 					s->kind == KUW_R_UNDEF ? 0 : s->off;
@@ -308,15 +317,14 @@ static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
 static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
 {
 	struct rows_build *b = ctx;
-	struct kuw_rule c;
 	u32 idx;
 	int ret;
 
 	if (!b->have_cur)
 		return -KUW_E_BADLOC;
-	ret = rows_canon(b, r, &c);
+	ret = rows_canon(b, r, &b->canon);
 	if (!ret)
-		ret = rows_intern(b, &c, &idx);
+		ret = rows_intern(b, &b->canon, &idx);
 	if (ret)
 		return ret;
 	if (!b->cur.pcmask)
@@ -342,6 +350,62 @@ static int rows_cmp_fde(const void *a, const void *b)
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
 	return 0;
+}
+
+/* End of the ascending run of @a starting at @lo. */
+static u32 rows_run_end(const struct rows_fde *a, u32 lo, u32 n)
+{
+	u32 i = lo + 1;
+
+	while (i < n && rows_cmp_fde(&a[i - 1], &a[i]) <= 0)
+		i++;
+	return i;
+}
+
+/*
+ * Sort the FDEs by start address: a natural merge sort, one pass when they
+ * are in order already (SFrame), a few when they come in a few ascending
+ * runs (.eh_frame of vmlinux: one per output text section).  Stable.
+ * kuw_sort() (a heap sort in the kernel) if no scratch memory.
+ */
+static void rows_sort_fdes(struct rows_build *b)
+{
+	struct rows_fde *a = b->fdes, *src, *dst, *tmp, *tmp2;
+	u32 n = b->nfdes, lo, mid, hi, i, j, k, nruns;
+
+	if (n < 2 || rows_run_end(a, 0, n) == n)
+		return;
+	tmp = kuw_alloc((size_t)n * sizeof(*a));
+	if (!tmp) {
+		kuw_sort(a, n, sizeof(*a), rows_cmp_fde);
+		return;
+	}
+	src = a;
+	dst = tmp;
+	do {	/* each pass merges pairs of runs: at most log2(n) passes */
+		nruns = 0;
+		for (lo = 0; lo < n; lo = hi) {
+			mid = rows_run_end(src, lo, n);
+			hi = mid < n ? rows_run_end(src, mid, n) : n;
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = rows_cmp_fde(&src[j], &src[i]) < 0 ?
+					   src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+			nruns++;
+		}
+		tmp2 = src;
+		src = dst;
+		dst = tmp2;
+	} while (nruns > 1);
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof(*a));
+	kuw_free(tmp);
 }
 
 static void rows_build_free(struct rows_build *b)
@@ -619,7 +683,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 		goto out;
 	}
 
-	kuw_sort(b.fdes, b.nfdes, sizeof(*b.fdes), rows_cmp_fde);
+	rows_sort_fdes(&b);
 	for (i = 1; i < b.nfdes; i++) {
 		const struct rows_fde *p = &b.fdes[i - 1], *f = &b.fdes[i];
 

@@ -116,10 +116,11 @@ I = parse(li) if mode != "time" else parse("")
 WHO = ["kunwind-eh_frame", "kunwind-sframe", "orc", "orc-sts"]
 
 print()
-print("kunwind bench: QEMU %s, -smp 2, host %s (%s cores)"
-      % (accel.upper(), cpu, ncpu))
+print("kunwind bench: QEMU %s (real-time boot -smp 2, -icount boot -smp 1),"
+      " host %s (%s cores)" % (accel.upper(), cpu, ncpu))
 if T["step"] is not None:
-    print("real-time clock step in the guest: %d ns" % T["step"])
+    print("real-time boot: smallest ktime_get_ns() step %d ns (includes the"
+          " cost of one call under TCG)" % T["step"])
 print()
 print("per frame, contenders interleaved in the same boot; 'vs orc' is the"
       " median of per-round ratios")

@@ -120,7 +120,7 @@ summary=$(python3 "$REPO/scripts/ktap.py" "$L")
 set -e
 printf '%s\n' "$summary" | grep -v '^guest: [0-9]* passed' || true
 read -r gp gf gs < <(printf '%s\n' "$summary" |
-	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p')
+	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
 stamp "guest ended (log: $L)"
 p=$((hp + gp)) f=$((hf + gf)) s=$((hs + gs))

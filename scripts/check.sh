@@ -12,9 +12,11 @@
 #     suites run at load), runs scripts/guest/*.sh, unloads all, ends itself
 #  6. parse the serial log (scripts/ktap.py): failed or missing tests,
 #     kernel warnings, oopses, KASAN/UBSAN/lockdep reports, timeouts fail
+#  7. the stock-kernel smoke test, scripts/check-stock.sh (base profile
+#     only; KUNWIND_STOCK=0 skips it)
 #
-# Last line: "N passed, N failed" (", N skipped" when some are), host and
-# guest together.  Exit status non-zero on any failure.
+# Last line: "N passed, N failed" (", N skipped" when some are), host,
+# guest and stock together.  Exit status non-zero on any failure.
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
@@ -108,7 +110,7 @@ summary=$(python3 "$REPO/scripts/ktap.py" "$guestlog")
 set -e
 printf '%s\n' "$summary" | grep -v '^guest: [0-9]* passed' || true
 read -r gp gf gs < <(printf '%s\n' "$summary" |
-	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p')
+	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
 if [ "$gf" != 0 ]; then
 	log "first failure details from the guest log:"
@@ -118,7 +120,22 @@ if [ "$gf" != 0 ]; then
 fi
 stamp "guest: $gp passed, $gf failed, $gs skipped"
 
-p=$((hp + gp)) f=$((hf + gf)) s=$((hs + gs))
+# --- stock kernel smoke test (make check-stock) ----------------------------
+sp=0 sf=0 ss=0
+if [ "$KCONFIG" = base ] && [ "${KUNWIND_STOCK:-1}" = 1 ]; then
+	stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
+	set +e
+	"$REPO/scripts/check-stock.sh" 2>&1 | tee "$LOGDIR/check-stock-last.out"
+	set -e
+	read -r sp sf ss < <(sed -n -E \
+		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
+		"$LOGDIR/check-stock-last.out" | tail -n 1) || true
+	[ -n "${sp:-}" ] || { sp=0 sf=1; log "check-stock did not finish"; }
+	ss=${ss:-0}
+	stamp "stock: $sp passed, $sf failed, $ss skipped"
+fi
+
+p=$((hp + gp + sp)) f=$((hf + gf + sf)) s=$((hs + gs + ss))
 if [ "$f" != 0 ]; then
 	log "FAILED (host log: $LOGDIR/host-last.log, guest log: $guestlog)"
 fi

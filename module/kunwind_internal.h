@@ -84,7 +84,9 @@ static __always_inline bool kuw_entry_covers(const struct kuw_entry *e, u64 pc)
  * @hint: an entry to try first (the previous frame's), or NULL
  *
  * Caller holds rcu_read_lock(); a @hint must come from the same read-side
- * section or be validated with kuw_reg_seq.  Return: the entry or NULL.
+ * section or be validated with kuw_reg_seq.
+ *
+ * Return: the entry or NULL.
  */
 static __always_inline const struct kuw_entry *
 kuw_registry_find(u64 pc, const struct kuw_entry *hint)

@@ -145,7 +145,9 @@ int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
  * kuw_registry_text() - is @pc in the text of the kernel or a module?
  * @pc: the address
  *
- * Caller holds rcu_read_lock().  Return: true when some entry covers @pc.
+ * Caller holds rcu_read_lock().
+ *
+ * Return: true when some entry covers @pc.
  */
 bool kuw_registry_text(u64 pc)
 {
@@ -221,8 +223,10 @@ static void kuw_build(struct kuw_entry *e, const struct kuw_obj *o, int src,
  * @info: filled with up to @max tables
  * @max: room in @info
  *
- * Process context.  Return: the number of tables the object has (0 when
- * kunwind knows no such object or it has none), even if above @max.
+ * Process context.
+ *
+ * Return: the number of tables the object has (0 when kunwind knows no such
+ * object or it has none), even if above @max.
  */
 int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
 		      int max)

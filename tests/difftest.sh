@@ -74,9 +74,9 @@ run_dump() {
 	return 0
 }
 
-# check_readelf NAME FILE TOOL [--rel]
+# check_readelf NAME FILE TOOL [--rel] [--arm64]
 check_readelf() {
-	name=$1 file=$2 tool=$3 rel=$4
+	name=$1 file=$2 tool=$3 rel="${4:-} ${5:-}"
 	tag=$(basename "$tool")
 	out=$W/$name.$tag
 	if ! readelf -wN --debug-dump=frames-interp "$file" >"$out.readelf" \
@@ -98,10 +98,10 @@ check_readelf() {
 	fi
 }
 
-# check_sframe NAME FILE TOOL [--rel]: objdump --sframe vs ours, and
-# .eh_frame vs .sframe of the same object.
+# check_sframe NAME FILE TOOL [--rel] [--arm64]: objdump --sframe vs ours,
+# and .eh_frame vs .sframe of the same object.
 check_sframe() {
-	name=$1 file=$2 tool=$3 rel=$4
+	name=$1 file=$2 tool=$3 rel="${4:-} ${5:-}"
 	tag=$(basename "$tool")
 	out=$W/$name.$tag
 	if ! objdump --sframe "$file" >"$out.objdump" 2>"$out.objdump.err"; then
@@ -123,7 +123,7 @@ check_sframe() {
 		echo "$res" | sed 's/^/    /' | head -21
 		bad "sframe $name ($tag): $(echo "$res" | tail -1)"
 	fi
-	res=$($CMP ehsf "$out.rows")
+	res=$($CMP ehsf "$out.rows" ${5:-})
 	if [ $? -eq 0 ]; then
 		ok "ehsf $name ($tag): $(echo "$res" | tail -1)"
 	else
@@ -300,7 +300,7 @@ if [ -n "$ko" ] && readelf -S "$ko" 2>/dev/null | grep -q '\.eh_frame'; then
 		check_sframe "$(basename "$ko")" "$ko" "$ASAN" --rel
 	fi
 else
-	skipped "readelf .ko: no kernel module with .eh_frame (build kunit/demo_oops.ko)"
+	skipped "demo_oops.ko: not built (optional; KUW_DIFF_KO=FILE.ko)"
 fi
 
 # 2. Objects built here: relocatable objects with .eh_frame and .sframe,
@@ -341,6 +341,28 @@ if gcc -O2 -Wa,--gsframe -o "$W/prog" "$HERE"/diff/src/*.c \
 else
 	bad "build prog: $(head -1 "$W/prog.log")"
 fi
+# AArch64 (when its binutils are installed): hand-written CFI with pointer
+# authentication, as an object and linked.
+if command -v aarch64-linux-gnu-as >/dev/null 2>&1 &&
+   command -v aarch64-linux-gnu-ld >/dev/null 2>&1; then
+	for src in "$HERE"/diff/a64/*.s; do
+		n=a64-$(basename "$src" .s)
+		if aarch64-linux-gnu-as --gsframe -o "$W/$n.o" "$src" \
+		   2>"$W/$n.log" &&
+		   aarch64-linux-gnu-ld -e f1 -o "$W/$n" "$W/$n.o" \
+		   2>>"$W/$n.log"; then
+			check_readelf "$n.o" "$W/$n.o" "$ASAN" --rel --arm64
+			check_sframe "$n.o" "$W/$n.o" "$ASAN" --rel --arm64
+			check_readelf "$n" "$W/$n" "$ASAN" "" --arm64
+			check_sframe "$n" "$W/$n" "$ASAN" "" --arm64
+		else
+			bad "build $n: $(head -1 "$W/$n.log")"
+		fi
+	done
+else
+	skipped "arm64: no aarch64-linux-gnu binutils"
+fi
+
 # Several objects combined with ld -r: one .eh_frame with several CIEs.
 if [ -n "$objs" ] && ld -r -o "$W/combined.o" $objs 2>"$W/combined.log"; then
 	check_readelf combined.o "$W/combined.o" "$ASAN" --rel

@@ -23,6 +23,8 @@ side, the rule in force (last row at or below that pc) must be the same.
 --rel: the file is relocatable; binutils prints section-relative pcs, so
 FDEs are matched in order and rows compared as offsets from the FDE start.
 
+--arm64: AArch64 register names and SFrame rules (RA tracked, not fixed).
+
 Prints one summary line "<mode>: <n> FDEs, <m> rows compared, <k> mismatches"
 (first mismatches before it) and exits 1 on any mismatch.
 """
@@ -32,9 +34,21 @@ import sys
 
 X86_NAMES = ["rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
              "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ra"]
+A64_NAMES = ["x%d" % i for i in range(30)] + ["ra", "sp", "pc"]
+NAMES = X86_NAMES
 NUM = {n: i for i, n in enumerate(X86_NAMES)}
 NUM["rip"] = 16
+SP, FP, RA = 7, 6, 16
 MAX_SHOW = 20
+
+
+def set_arm64():
+    """AArch64 register names (readelf and ours agree: x0..x29, ra, sp)."""
+    global NAMES, NUM, SP, FP, RA
+    NAMES = A64_NAMES
+    NUM = {n: i for i, n in enumerate(A64_NAMES)}
+    NUM["x30"] = 30
+    SP, FP, RA = 31, 29, 30
 
 
 def regnum(name):
@@ -226,14 +240,15 @@ def parse_objdump_sframe(path):
                 cm = re.fullmatch(r"(sp|fp)([+-]\d+)", cfa)
                 if not cm:
                     raise ValueError("bad SFrame CFA %r" % line)
-                rules["cfa"] = "r%d%+d" % (7 if cm.group(1) == "sp" else 6,
+                rules["cfa"] = "r%d%+d" % (SP if cm.group(1) == "sp" else FP,
                                            int(cm.group(2)))
                 if fp != "u":
-                    rules[6] = norm_val(fp)
-                if ra == "u":
-                    rules[16] = "c%+d" % fixed_ra
-                else:
-                    rules[16] = norm_val(ra.replace("[s]", ""))
+                    rules[FP] = norm_val(fp)
+                ra = ra.replace("[s]", "")
+                if ra != "u":
+                    rules[RA] = norm_val(ra)
+                elif RA == 16:  # AMD64: RA at the fixed offset
+                    rules[RA] = "c%+d" % fixed_ra
                 cur["rows"].append((int(m.group(1), 16), rules))
     return fdes
 
@@ -272,7 +287,8 @@ def fmt_rules(r):
         return "none"
     parts = []
     for k in sorted(r, key=lambda x: -1 if x == "cfa" else x):
-        name = "cfa" if k == "cfa" else (X86_NAMES[k] if k < 17 else "r%d" % k)
+        name = "cfa" if k == "cfa" else \
+            (NAMES[k] if k < len(NAMES) else "r%d" % k)
         parts.append("%s=%s" % (name, r[k]))
     return " ".join(parts)
 
@@ -441,22 +457,22 @@ def cmd_ehsf(opath):
     res = Result("eh_frame-vs-sframe")
     res.tolerated_why = ("FP restored in .eh_frame, still saved in .sframe "
                          "(as 2.40 ignores .cfi_restore of FP)")
-    keys = {"cfa", 6, 16}
+    keys = {"cfa", FP, RA}
 
     def fp_after_restore(pc, eh, sf, eh_rows):
         """The producer difference seen in kernel epilogues: after
         `pop %rbp; .cfi_restore %rbp` .eh_frame has no rule for rbp while
         .sframe keeps its old save slot.  Everything else must agree, and
         the slot must be the one .eh_frame used earlier in the FDE."""
-        if eh is None or sf is None or eh.get(6) not in (None, "u", "s"):
+        if eh is None or sf is None or eh.get(FP) not in (None, "u", "s"):
             return False
-        slot = sf.get(6)
+        slot = sf.get(FP)
         if slot is None:
             return False
-        if {k: v for k, v in eh.items() if k != 6} != \
-           {k: v for k, v in sf.items() if k != 6}:
+        if {k: v for k, v in eh.items() if k != FP} != \
+           {k: v for k, v in sf.items() if k != FP}:
             return False
-        return any(r.get(6) == slot for p, r in eh_rows if p < pc)
+        return any(r.get(FP) == slot for p, r in eh_rows if p < pc)
 
     eh_starts = [f["start"] for f in eh]
     longest = max((f["end"] - f["start"] for f in eh), default=0)
@@ -613,7 +629,9 @@ def main(argv):
         print(__doc__)
         return 2
     rel = "--rel" in argv
-    args = [a for a in argv[1:] if a != "--rel"]
+    if "--arm64" in argv:
+        set_arm64()
+    args = [a for a in argv[1:] if a not in ("--rel", "--arm64")]
     try:
         if args[0] == "readelf" and len(args) == 3:
             return cmd_readelf(args[1], args[2], rel)

@@ -563,6 +563,7 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 				 mod->core_layout.size;
 	char path[96];
 	struct file *dir;
+	bool found = false;
 	unsigned int i;
 	int ret, src;
 
@@ -579,6 +580,13 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 	filp_close(dir, NULL);
 	if (ret)
 		goto out;
+	/* most modules have no unwind table: read no address then */
+	for (i = 0; i < c.n && !found; i++)
+		for (src = 0; src < KUW_SRC__COUNT; src++)
+			if (!strcmp(c.s[i].name, kuw_secnames[src]))
+				found = true;
+	if (!found)
+		goto out;
 	for (i = 0; i < c.n; i++)
 		if (kuw_read_addr(mod->name, c.s[i].name, &c.s[i].addr))
 			c.s[i].addr = 0;
@@ -594,9 +602,13 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 		bound = kuw_next_sect(&c, a, core_end);
 		rec->addr[src] = a;
 		rec->size[src] = bound - a;
-		/* .eh_frame entries are 8-byte multiples: padding is zeros */
+		/*
+		 * .eh_frame entries are 4-byte multiples and the padding up
+		 * to the next section is zeros: whole zero words, read as a
+		 * terminator.
+		 */
 		if (src == KUW_SRC_EH_FRAME)
-			rec->size[src] &= ~7ULL;
+			rec->size[src] &= ~3ULL;
 	}
 	/*
 	 * Init text is gone once a module is live, but its FDEs are still in

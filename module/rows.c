@@ -175,6 +175,22 @@ static int rows_intern(struct rows_build *b, const struct kuw_rule *r,
 	return 0;
 }
 
+/* Does canonical rule @c take kuw_step()'s fast path?  See KUW_RF_FAST. */
+static bool rows_fast(const struct rows_build *b, const struct kuw_rule *c)
+{
+	const struct kuw_arch_info *ai = kuw_arch(b->obj->arch);
+	u32 i;
+
+	if (c->cfa_kind != KUW_CFA_REG || !c->nregs ||
+	    c->regs[c->nregs - 1].reg != ai->ra ||
+	    (b->obj->arch == KUW_ARCH_ARM64 && (c->flags & KUW_RF_MANGLED_RA)))
+		return false;
+	for (i = 0; i < c->nregs; i++)
+		if (c->regs[i].kind != KUW_R_OFFSET || c->regs[i].reg == ai->sp)
+			return false;
+	return true;
+}
+
 /* Copy @r to its canonical compact form (no stray padding bytes). */
 static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 		      struct kuw_rule *c)
@@ -212,6 +228,9 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 					s->kind == KUW_R_UNDEF ? 0 : s->off;
 		c->nregs++;
 	}
+	c->flags &= ~KUW_RF_FAST;
+	if (rows_fast(b, c))
+		c->flags |= KUW_RF_FAST;
 	return 0;
 }
 

@@ -86,7 +86,9 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
  * is "saved at CFA + N" (pushes and moves into the frame).  Such a rule
  * reads no register but the CFA's, so the caller's registers are written
  * in place in one pass, after the one read (the return address) that can
- * fail.  Returns 1 when the rule is not of this kind (nothing changed).
+ * fail.  Tables mark such rules (KUW_RF_FAST) when they are built; other
+ * rules are checked here.  Returns 1 when the rule is not of this kind
+ * (nothing changed).
  */
 static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 		     const struct kuw_rule *rule, struct kuw_regs *regs,
@@ -99,22 +101,30 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 	int ret;
 
 	if (rule->cfa_kind != KUW_CFA_REG || rule->cfa_reg >= ai->nregs ||
-	    n > KUW_MAX_REGS ||
-	    (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA)))
+	    n > KUW_MAX_REGS || !n)
 		return 1;
-	for (i = 0; i < n; i++) {
-		const struct kuw_reg_rule *rr = &rule->regs[i];
-
-		if (rr->kind != KUW_R_OFFSET || rr->reg >= ai->nregs ||
-		    rr->reg == ai->sp)
+	if (rule->flags & KUW_RF_FAST) {
+		/* checked when the table was built: the RA's rule is last */
+		n--;
+		ra_off = rule->regs[n].off;
+	} else {
+		if (arch == KUW_ARCH_ARM64 &&
+		    (rule->flags & KUW_RF_MANGLED_RA))
 			return 1;
-		if (rr->reg == ai->ra) {
-			ra_off = rr->off;
-			have_ra = true;
+		for (i = 0; i < n; i++) {
+			const struct kuw_reg_rule *rr = &rule->regs[i];
+
+			if (rr->kind != KUW_R_OFFSET || rr->reg >= ai->nregs ||
+			    rr->reg == ai->sp)
+				return 1;
+			if (rr->reg == ai->ra) {
+				ra_off = rr->off;
+				have_ra = true;
+			}
 		}
+		if (!have_ra)
+			return 1;
 	}
-	if (!have_ra)
-		return 1;
 	bit = 1ULL << rule->cfa_reg;
 	if (known & bit) {
 		cfa = regs->r[rule->cfa_reg];
@@ -136,10 +146,9 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 		regs->lazy |= bit;
 	}
 	regs->r[ai->ra] = ra;
-	regs->lazy &= ~(1ULL << ai->ra);
 	regs->r[ai->sp] = cfa;
 	regs->r[ai->pc] = ra;
-	bit = 1ULL << ai->sp | 1ULL << ai->pc;
+	bit = 1ULL << ai->ra | 1ULL << ai->sp | 1ULL << ai->pc;
 	regs->valid |= bit;
 	regs->lazy &= ~bit;
 	return 0;

@@ -138,6 +138,13 @@ enum kuw_cfa_kind {
 /* Rule flags. */
 #define KUW_RF_SIGNAL		0x1	/* CIE 'S': the frame is a signal frame */
 #define KUW_RF_MANGLED_RA	0x2	/* AArch64: RA is signed (PAC) */
+/*
+ * Set by kuw_table_build() only, never by a walker: CFA = register +
+ * offset, every register rule is "saved at CFA + N", the last one is the
+ * return address's and none is the stack pointer's: kuw_step() then takes
+ * its one-pass path without checking the rule again.
+ */
+#define KUW_RF_FAST		0x80
 
 /*
  * One register rule.  For KUW_R_OFFSET/VAL_OFFSET @off is the byte offset

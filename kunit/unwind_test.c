@@ -573,6 +573,44 @@ static void kt_garbage_stack(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->reliable);
 }
 
+/*
+ * first_frame, as in the kernel's unwind_start(): frames whose sp is at or
+ * below it are skipped.  Take the sp of frame 3 of a walk; a second walk
+ * from there starts at frame 4 and goes on identically.
+ */
+static noinline void kt_first_frame_walk(struct kunit *test)
+{
+	unsigned long *pcs = kunit_kcalloc(test, KT_MAX, sizeof(long),
+					   GFP_KERNEL);
+	struct kunwind_state st;
+	unsigned int n = 0, m = 0;
+	unsigned long sp3 = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, pcs);
+	for (kunwind_start(&st, current, NULL, NULL); !kunwind_done(&st);
+	     kunwind_next_frame(&st)) {
+		if (n == 3)
+			sp3 = st.regs.r[KUW_X86_RSP];
+		if (n < KT_MAX)
+			pcs[n++] = kunwind_get_return_address(&st);
+	}
+	KUNIT_ASSERT_GT(test, n, 5U);
+	for (kunwind_start(&st, current, NULL, (unsigned long *)sp3);
+	     !kunwind_done(&st); kunwind_next_frame(&st)) {
+		KUNIT_EXPECT_LT(test, 4 + m, n);
+		if (4 + m < n)
+			KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st),
+					pcs[4 + m]);
+		m++;
+	}
+	KUNIT_EXPECT_EQ(test, 4 + m, n);
+}
+
+static void kt_first_frame(struct kunit *test)
+{
+	kt_first_frame_walk(test);
+}
+
 /* The API used like the kernel's unwind_*: from here to the end. */
 static void kt_api_shape(struct kunit *test)
 {
@@ -632,6 +670,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_bad_pc),
 	KUNIT_CASE(kt_garbage_stack),
 	KUNIT_CASE(kt_api_shape),
+	KUNIT_CASE(kt_first_frame),
 	{}
 };
 

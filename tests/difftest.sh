@@ -363,6 +363,24 @@ else
 	skipped "arm64: no aarch64-linux-gnu binutils"
 fi
 
+# A program whose own code has .debug_frame only (absolute addresses; the
+# C runtime brings a little .eh_frame): rows vs readelf, and the blob of its
+# .debug_frame, as for a distro debug vmlinux.
+if gcc -O2 -g -fno-asynchronous-unwind-tables -o "$W/progdbg" \
+   "$HERE"/diff/src/*.c 2>"$W/progdbg.log"; then
+	check_readelf progdbg "$W/progdbg" "$ASAN"
+	if "$ASAN" export "$W/progdbg" -o "$W/progdbg.blob" \
+	   --src debug_frame >"$W/export.log" 2>&1 &&
+	   res=$($CMP blob "$W/progdbg.blob" "$W/progdbg" --debug-frame); then
+		ok "export progdbg --src debug_frame: $(echo "$res" | tail -1)"
+	else
+		sed 's/^/    /' "$W/export.log" | head -5
+		bad "export progdbg --src debug_frame: $(echo "$res" | tail -1)"
+	fi
+else
+	bad "build progdbg: $(head -1 "$W/progdbg.log")"
+fi
+
 # Several objects combined with ld -r: one .eh_frame with several CIEs.
 if [ -n "$objs" ] && ld -r -o "$W/combined.o" $objs 2>"$W/combined.log"; then
 	check_readelf combined.o "$W/combined.o" "$ASAN" --rel

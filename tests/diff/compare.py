@@ -11,7 +11,7 @@
   compare.py addrs READELF_OUT N
       print N addresses to query: FDE starts, ends, random pcs inside FDEs,
       gaps between them (deterministic)
-  compare.py blob BLOB ELF [STEXT]
+  compare.py blob BLOB ELF [STEXT] [--debug-frame]
       `kunwind-dump export ELF -o BLOB` checked field by field against the
       ELF file (own parser) and the format of include/kunwind/blob.h
   compare.py rules READELF_OUT ADDRS RULES_OUT
@@ -310,8 +310,12 @@ class Result:
         extra = ""
         if self.tolerated:
             extra = " (%d rows: %s)" % (self.tolerated, self.tolerated_why)
-        print("%s: %d FDEs, %d rows compared, %d mismatches%s"
-              % (self.mode, self.fdes, self.rows, self.bad, extra))
+        if self.mode == "blob":
+            print("blob: %d fields checked, %d mismatches"
+                  % (self.rows, self.bad))
+        else:
+            print("%s: %d FDEs, %d rows compared, %d mismatches%s"
+                  % (self.mode, self.fdes, self.rows, self.bad, extra))
         return 1 if self.bad else 0
 
 
@@ -589,22 +593,22 @@ def elf_sections(path):
     return secs
 
 
-def cmd_blob(bpath, epath, stext):
+def cmd_blob(bpath, epath, stext, src=0):
     import struct
     res = Result("blob")
     with open(bpath, "rb") as f:
         b = f.read()
     secs = elf_sections(epath)
-    flags, addr, data = secs[".eh_frame"]
+    flags, addr, data = secs[".debug_frame" if src else ".eh_frame"]
     tx = [(a, a + len(d)) for fl, a, d in secs.values()
           if fl & 6 == 6 and d]
     tlo, thi = min(t[0] for t in tx), max(t[1] for t in tx)
     if stext is None:
         stext = tlo
-    (magic, ver, hsz, arch, src, fl, st, ts, te, sa, ss, ck,
+    (magic, ver, hsz, arch, src_, fl, st, ts, te, sa, ss, ck,
      rsv) = struct.unpack_from("<8sHHBBHQQQQIIQ", b, 0)
     want = [("magic", magic, b"KUWBLOB\0"), ("version", ver, 1),
-            ("hdr_size", hsz, 64), ("arch", arch, 1), ("src", src, 0),
+            ("hdr_size", hsz, 64), ("arch", arch, 1), ("src", src_, src),
             ("flags", fl, 0), ("stext", st, stext), ("text_start", ts, tlo),
             ("text_end", te, thi), ("sec_addr", sa, addr),
             ("sec_size", ss, len(data)), ("reserved", rsv, 0),
@@ -631,7 +635,9 @@ def main(argv):
     rel = "--rel" in argv
     if "--arm64" in argv:
         set_arm64()
-    args = [a for a in argv[1:] if a not in ("--rel", "--arm64")]
+    debug_frame = "--debug-frame" in argv
+    args = [a for a in argv[1:]
+            if a not in ("--rel", "--arm64", "--debug-frame")]
     try:
         if args[0] == "readelf" and len(args) == 3:
             return cmd_readelf(args[1], args[2], rel)
@@ -641,7 +647,8 @@ def main(argv):
             return cmd_ehsf(args[1])
         if args[0] == "blob" and len(args) in (3, 4):
             return cmd_blob(args[1], args[2],
-                            int(args[3], 16) if len(args) == 4 else None)
+                            int(args[3], 16) if len(args) == 4 else None,
+                            1 if debug_frame else 0)
         if args[0] == "addrs" and len(args) == 3:
             return cmd_addrs(args[1], int(args[2]))
         if args[0] == "rules" and len(args) == 4:

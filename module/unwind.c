@@ -437,7 +437,7 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	struct inactive_task_frame frame;
 	unsigned long tsp;
 	int ret = 0;
-	bool ok;
+	bool ok, reliable;
 
 	memset(state, 0, sizeof(*state));
 	task = task ? task : current;
@@ -485,6 +485,15 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	preempt_disable();
 	ok = kuw_stack_of(state, state->regs.r[KUW_SP], &state->stack_info,
 			  &state->stack_mask);
+	if (!ok && regs) {
+		/*
+		 * A stack overflow leaves sp in the guard page below a stack:
+		 * walk on from the page above, like ORC, but not reliably.
+		 */
+		ok = kuw_stack_of(state, PAGE_ALIGN(state->regs.r[KUW_SP] + 1),
+				  &state->stack_info, &state->stack_mask);
+		state->reliable = false;
+	}
 	preempt_enable();
 	if (!ok) {
 		kuw_stop(state, -KUW_E_BADSTACK);
@@ -496,6 +505,7 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	 * reported, so how they were stepped does not make the trace
 	 * unreliable.
 	 */
+	reliable = state->reliable;
 	if (!regs && task == current) {
 		state->src = KUNWIND_SRC_ANY;
 		while (!ret && kuw_in_self(state->regs.r[KUW_PC]))
@@ -507,7 +517,7 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		state->regs.r[KUW_SP] <= (unsigned long)first_frame))
 		ret = kunwind_next_frame(state) ? 0 : 1;
 	if (!ret) {
-		state->reliable = true;
+		state->reliable = reliable;
 		state->how = KUNWIND_FRAME_START;
 	}
 	state->nframes = 0;

@@ -103,16 +103,47 @@ static int rows_grow(void **arr, u32 *cap, u32 need, u32 size)
 	return 0;
 }
 
-/* A compact rule is 8 + 8 * nregs bytes, 4-aligned: hash it by words. */
-static u32 rows_hash_bytes(const u8 *p, u32 len)
+/*
+ * Rules are hashed and compared field by field, by words, without
+ * KUW_RF_FAST: the pool's copy gets that flag when it is added, and it
+ * follows from the other fields anyway.
+ */
+static u32 rows_mix(u32 h, u32 w)
 {
-	const u32 *w = (const u32 *)p;
-	u32 h = 2166136261u;
+	return (h ^ w) * 16777619u;
+}
+
+static u32 rows_hash_rule(const struct kuw_rule *r)
+{
+	u32 h = 2166136261u, i;
+	u64 w;
+
+	h = rows_mix(h, r->cfa_kind | r->cfa_reg << 8 |
+		     (r->flags & ~KUW_RF_FAST) << 16 | (u32)r->nregs << 24);
+	h = rows_mix(h, (u32)r->cfa_off);
+	for (i = 0; i < r->nregs; i++) {
+		memcpy(&w, &r->regs[i], sizeof(w));
+		h = rows_mix(rows_mix(h, (u32)w), (u32)(w >> 32));
+	}
+	return h ^ (h >> 15);
+}
+
+static bool rows_rule_eq(const struct kuw_rule *a, const struct kuw_rule *b)
+{
+	u64 x, y;
 	u32 i;
 
-	for (i = 0; i < len / 4; i++)
-		h = (h ^ w[i]) * 16777619u;
-	return h ^ (h >> 15);
+	if (a->nregs != b->nregs || a->cfa_kind != b->cfa_kind ||
+	    a->cfa_reg != b->cfa_reg || a->cfa_off != b->cfa_off ||
+	    (a->flags & ~KUW_RF_FAST) != (b->flags & ~KUW_RF_FAST))
+		return false;
+	for (i = 0; i < a->nregs; i++) {
+		memcpy(&x, &a->regs[i], sizeof(x));
+		memcpy(&y, &b->regs[i], sizeof(y));
+		if (x != y)
+			return false;
+	}
+	return true;
 }
 
 static int rows_rehash(struct rows_build *b, u32 size)
@@ -124,7 +155,7 @@ static int rows_rehash(struct rows_build *b, u32 size)
 		return -KUW_E_NOMEM;
 	for (i = 0; i < b->nrules; i++) {
 		const struct kuw_rule *r = (const void *)(b->pool + b->rule_off[i]);
-		u32 slot = rows_hash_bytes((const u8 *)r, kuw_rule_size(r));
+		u32 slot = rows_hash_rule(r);
 
 		slot &= size - 1;
 		while (h[slot])
@@ -134,44 +165,6 @@ static int rows_rehash(struct rows_build *b, u32 size)
 	kuw_free(b->hash);
 	b->hash = h;
 	b->hash_size = size;
-	return 0;
-}
-
-/* Return the index of @r in the pool, adding it if new. */
-static int rows_intern(struct rows_build *b, const struct kuw_rule *r,
-		       u32 *idx)
-{
-	u32 size = kuw_rule_size(r);
-	u32 slot, h;
-	int ret;
-
-	if (b->nrules * 2 >= b->hash_size) {
-		ret = rows_rehash(b, b->hash_size ? b->hash_size * 2 : 256);
-		if (ret)
-			return ret;
-	}
-	h = rows_hash_bytes((const u8 *)r, size);
-	for (slot = h & (b->hash_size - 1); b->hash[slot];
-	     slot = (slot + 1) & (b->hash_size - 1)) {
-		u32 i = b->hash[slot] - 1;
-		const struct kuw_rule *o = (const void *)(b->pool + b->rule_off[i]);
-
-		if (kuw_rule_size(o) == size && !memcmp(o, r, size)) {
-			*idx = i;
-			return 0;
-		}
-	}
-	ret = rows_grow((void **)&b->pool, &b->pool_cap, b->pool_len + size, 1);
-	if (!ret)
-		ret = rows_grow((void **)&b->rule_off, &b->cap_rules,
-				b->nrules + 1, sizeof(u32));
-	if (ret)
-		return ret;
-	memcpy(b->pool + b->pool_len, r, size);
-	b->rule_off[b->nrules] = b->pool_len;
-	b->pool_len += size;
-	b->hash[slot] = b->nrules + 1;
-	*idx = b->nrules++;
 	return 0;
 }
 
@@ -189,6 +182,47 @@ static bool rows_fast(const struct rows_build *b, const struct kuw_rule *c)
 		if (c->regs[i].kind != KUW_R_OFFSET || c->regs[i].reg == ai->sp)
 			return false;
 	return true;
+}
+
+/* Return the index of @r in the pool, adding it if new. */
+static int rows_intern(struct rows_build *b, const struct kuw_rule *r,
+		       u32 *idx)
+{
+	u32 size = kuw_rule_size(r);
+	u32 slot, h;
+	int ret;
+
+	if (b->nrules * 2 >= b->hash_size) {
+		ret = rows_rehash(b, b->hash_size ? b->hash_size * 2 : 256);
+		if (ret)
+			return ret;
+	}
+	h = rows_hash_rule(r);
+	for (slot = h & (b->hash_size - 1); b->hash[slot];
+	     slot = (slot + 1) & (b->hash_size - 1)) {
+		u32 i = b->hash[slot] - 1;
+		const struct kuw_rule *o = (const void *)(b->pool + b->rule_off[i]);
+
+		if (rows_rule_eq(o, r)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	ret = rows_grow((void **)&b->pool, &b->pool_cap, b->pool_len + size, 1);
+	if (!ret)
+		ret = rows_grow((void **)&b->rule_off, &b->cap_rules,
+				b->nrules + 1, sizeof(u32));
+	if (ret)
+		return ret;
+	memcpy(b->pool + b->pool_len, r, size);
+	if (rows_fast(b, r))
+		b->pool[b->pool_len + offsetof(struct kuw_rule, flags)] |=
+			KUW_RF_FAST;
+	b->rule_off[b->nrules] = b->pool_len;
+	b->pool_len += size;
+	b->hash[slot] = b->nrules + 1;
+	*idx = b->nrules++;
+	return 0;
 }
 
 /* Copy @r to its canonical compact form (no stray padding bytes). */
@@ -228,9 +262,7 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 					s->kind == KUW_R_UNDEF ? 0 : s->off;
 		c->nregs++;
 	}
-	c->flags &= ~KUW_RF_FAST;
-	if (rows_fast(b, c))
-		c->flags |= KUW_RF_FAST;
+	c->flags &= ~KUW_RF_FAST;	/* set in the pool, rows_intern() */
 	return 0;
 }
 
@@ -255,10 +287,12 @@ static int rows_add(struct rows_build *b, u64 pc, u32 rule)
 		if (last->rule == rule)
 			return 0;
 	}
-	ret = rows_grow((void **)&b->rows, &b->cap_rows, b->nrows + 1,
-			sizeof(*b->rows));
-	if (ret)
-		return ret;
+	if (b->nrows >= b->cap_rows) {
+		ret = rows_grow((void **)&b->rows, &b->cap_rows, b->nrows + 1,
+				sizeof(*b->rows));
+		if (ret)
+			return ret;
+	}
 	b->rows[b->nrows].pc = pc;
 	b->rows[b->nrows].rule = rule;
 	b->rows[b->nrows].fde = b->nfdes - 1;
@@ -677,6 +711,18 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	b.diag = d;
 	b.secname = rows_secname(src);
 	sink.ctx = &b;
+
+	/*
+	 * Room for the usual row density (a row takes 4 or more bytes of
+	 * .eh_frame or .sframe) and FDE size, so that the arrays are seldom
+	 * grown (and copied); a failure here is retried by rows_grow().
+	 */
+	if (s->size < 0x40000000ULL) {
+		rows_grow((void **)&b.rows, &b.cap_rows, s->size / 4 + 16,
+			  sizeof(*b.rows));
+		rows_grow((void **)&b.fdes, &b.cap_fdes, s->size / 32 + 16,
+			  sizeof(*b.fdes));
+	}
 
 	/* rule 0: no unwind info */
 	memset(&none, 0, sizeof(none));

@@ -184,6 +184,31 @@ static bool rows_fast(const struct rows_build *b, const struct kuw_rule *c)
 	return true;
 }
 
+/*
+ * Is @r, as a walker reported it, already in the pool?  Walkers mostly
+ * report rules in canonical form, and a program has few distinct rules:
+ * most rows are found here without canonicalizing.  Pool rules are
+ * canonical and valid, so an equal one is too.
+ */
+static bool rows_find(const struct rows_build *b, const struct kuw_rule *r,
+		      u32 *idx)
+{
+	u32 slot;
+
+	if (r->nregs > KUW_MAX_REGS || !b->hash_size)
+		return false;
+	for (slot = rows_hash_rule(r) & (b->hash_size - 1); b->hash[slot];
+	     slot = (slot + 1) & (b->hash_size - 1)) {
+		u32 i = b->hash[slot] - 1;
+
+		if (rows_rule_eq((const void *)(b->pool + b->rule_off[i]), r)) {
+			*idx = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Return the index of @r in the pool, adding it if new. */
 static int rows_intern(struct rows_build *b, const struct kuw_rule *r,
 		       u32 *idx)
@@ -375,11 +400,13 @@ static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
 
 	if (!b->have_cur)
 		return -KUW_E_BADLOC;
-	ret = rows_canon(b, r, &b->canon);
-	if (!ret)
-		ret = rows_intern(b, &b->canon, &idx);
-	if (ret)
-		return ret;
+	if (!rows_find(b, r, &idx)) {
+		ret = rows_canon(b, r, &b->canon);
+		if (!ret)
+			ret = rows_intern(b, &b->canon, &idx);
+		if (ret)
+			return ret;
+	}
 	if (!b->cur.pcmask)
 		return rows_add(b, pc, idx);
 	if (b->npend && pc <= b->pend[b->npend - 1].pc)

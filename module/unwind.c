@@ -171,9 +171,14 @@ static bool kuw_at_stack_end(struct kunwind_state *s)
 	       s->regs.r[KUW_SP] == (unsigned long)task_pt_regs(s->task);
 }
 
-/* Stack checks on the caller's frame after a step from a callee at @old_sp. */
+/*
+ * Stack checks on the caller's frame after a step from a callee at @old_sp.
+ * On a move to another stack the old stack's info is kept in @prev (and
+ * *@moved set) so that a failed step can be undone.
+ */
 static __always_inline int kuw_check_stack(struct kunwind_state *s,
-					   u64 old_sp)
+					   u64 old_sp, struct stack_info *prev,
+					   unsigned long *prev_mask, bool *moved)
 {
 	u64 sp = s->regs.r[KUW_SP];
 	u64 b = (unsigned long)s->stack_info.begin;
@@ -182,12 +187,13 @@ static __always_inline int kuw_check_stack(struct kunwind_state *s,
 
 	if ((s->regs.valid & ~s->regs.lazy & need) != need)
 		return -KUW_E_BADSP;
-	if (sp >= b && sp <= e) {
-		if (sp <= old_sp)
-			return -KUW_E_BADSP;
-	} else if (!kuw_stack_of(s, sp, &s->stack_info, &s->stack_mask)) {
+	if (sp >= b && sp <= e)
+		return sp > old_sp ? 0 : -KUW_E_BADSP;
+	*prev = s->stack_info;
+	*prev_mask = s->stack_mask;
+	*moved = true;
+	if (!kuw_stack_of(s, sp, &s->stack_info, &s->stack_mask))
 		return -KUW_E_BADSTACK;
-	}
 	return 0;
 }
 
@@ -282,8 +288,9 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 	bool signal = s->signal;
 	u64 look = signal ? pc : pc - 1;
 	unsigned int seq = READ_ONCE(kuw_reg_seq);
-	struct stack_info si = s->stack_info;
-	unsigned long mask = s->stack_mask;
+	struct stack_info si;
+	unsigned long mask;
+	bool moved = false;
 	const struct kuw_entry *e;
 	const struct kuw_table *t = NULL;
 	const struct kuw_rule *r = NULL;
@@ -314,7 +321,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		s->row_pc = row;
 		ret = kuw_step(t->arch, t->sec, t->sec_size, r, &s->regs, s);
 		if (!ret)
-			ret = kuw_check_stack(s, sp);
+			ret = kuw_check_stack(s, sp, &si, &mask, &moved);
 		if (!ret) {
 			s->signal = r->flags & KUW_RF_SIGNAL;
 			ret = kuw_lookahead(s, seq);
@@ -326,8 +333,11 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		if (ret == -KUW_E_END)
 			return ret;
 		/* put the callee's frame back for the fallback */
-		s->stack_info = si;
-		s->stack_mask = mask;
+		if (moved) {
+			s->stack_info = si;
+			s->stack_mask = mask;
+			moved = false;
+		}
 		s->signal = signal;
 		s->regs.r[KUW_PC] = pc;
 		s->regs.r[KUW_SP] = sp;
@@ -344,7 +354,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
-	oret = kuw_check_stack(s, sp);
+	oret = kuw_check_stack(s, sp, &si, &mask, &moved);
 	if (!oret)
 		oret = kuw_lookahead(s, seq);
 	return oret;

@@ -117,6 +117,40 @@ print("bench-host: kunwind-dump check (build):  best of %d: wall %.3f s, "
 print("bench-host: compiled table: %d CIEs, %d FDEs, %d rows, %d distinct "
       "rules, %d bytes incl. rule table and lookup index: %.2f bytes/row "
       "(ORC: 10)" % (ncie, nfde, nrows, nrules, nbytes, bpr))
+# Rows as the CFI programs emit them (the compiled count above also holds
+# the gap markers between FDEs that are not contiguous).
+cfi_rows = 0
+with subprocess.Popen(ours_cmd, stdout=subprocess.PIPE) as p:
+    eh = False
+    for line in p.stdout:
+        if line.startswith(b"fde "):
+            eh = line.rstrip().endswith(b" eh_frame")
+        elif eh:
+            cfi_rows += 1
+if cfi_rows:
+    print("bench-host: %d rows from the CFI programs (.eh_frame): %.2f bytes "
+          "per CFI row" % (cfi_rows, nbytes / cfi_rows))
+
+
+def instructions(cmd):
+    """Instructions retired (perf stat), or None without perf."""
+    try:
+        r = subprocess.run(["perf", "stat", "-x,", "-e", "instructions:u",
+                            "--"] + cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    except OSError:
+        return None
+    for line in r.stderr.splitlines():
+        f = line.split(",")
+        if len(f) > 2 and "instructions" in f[2] and f[0].isdigit():
+            return int(f[0])
+    return None
+
+
+oi, ti = instructions(ours_cmd), instructions(theirs_cmd)
+if oi and ti:
+    print("bench-host: instructions (perf, user): kunwind-dump rows %.0f M, "
+          "readelf %.0f M: %.1fx" % (oi / 1e6, ti / 1e6, ti / oi))
 sp_cpu = tc / oc if oc else 0
 sp_wall = tw / ow if ow else 0
 print("bench-host: speedup vs readelf: %.1fx cpu, %.1fx wall" %

@@ -250,19 +250,17 @@ static void out_put(const char *p, size_t n)
 static void out_hex(u64 v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char buf[20];
-	int i = sizeof(buf);
+	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
+	char *p;
 
-	do {
-		buf[--i] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	buf[--i] = 'x';
-	buf[--i] = '0';
-	if (sizeof(out_buf) - out_len < sizeof(buf))
+	if (sizeof(out_buf) - out_len < 18)
 		out_flush();
-	memcpy(out_buf + out_len, buf + i, sizeof(buf) - i);
-	out_len += sizeof(buf) - i;
+	p = out_buf + out_len;
+	p[0] = '0';
+	p[1] = 'x';
+	out_len += 2 + n;
+	for (p += 1 + n; n--; v >>= 4)
+		*p-- = digits[v & 15];
 }
 
 static int rows_fde(void *ctx, const struct kuw_fde_info *f)

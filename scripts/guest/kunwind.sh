@@ -9,6 +9,7 @@
 #     and one byte into each row, debugfs kunwind/rules gives the same row
 #     (same rule text, same offset in the section) as `kunwind-dump rules`
 #     computes from the same .ko file on disk.
+#     The same for every .sframe row, with the source forced to sframe.
 #  2. rules for vmlinux functions against `kunwind-dump rules /boot/vmlinux`.
 #  3. bad writes to rules, backtrace and load are refused (-EINVAL), and
 #     change nothing.
@@ -85,6 +86,43 @@ else
 		ok "rules: $total addresses of $MOD.ko match kunwind-dump"
 	else
 		notok "rules: $bad of $total addresses of $MOD.ko differ from kunwind-dump"
+	fi
+fi
+
+# --- 1b. SFrame rules of the module ---------------------------------------
+# Each .sframe row of the .ko, looked up at its start with the source forced
+# to sframe, has the rule text kunwind-dump computes for that row.
+if ! have_dump || [ ! -f $KO ] || [ ! -s $T/xsec ]; then
+	skip "sframe rules of $MOD.ko match kunwind-dump rows"
+else
+	kunwind-dump rows $KO | awk '
+		/^fde/ { sf = ($3 == "sframe"); next }
+		sf { print }' >$T/srows
+	: >$T/spairs
+	while read -r hpc rule; do
+		h=$((hpc))
+		while read -r name ha size ga; do
+			if [ $h -ge $((ha)) ] && [ $h -lt $((ha + size)) ]; then
+				printf '%s 0x%x %s\n' $hpc $((ga + h - ha)) \
+					"$rule" >>$T/spairs
+				break
+			fi
+		done <$T/xsec
+	done <$T/srows
+	total=0 bad=0
+	while read -r hpc gpc rule; do
+		total=$((total + 1))
+		echo "$gpc sframe" >$D/rules || { bad=$((bad + 1)); continue; }
+		{ read -r l1; read -r gl; } <$D/rules
+		if [ "$rule" != "${gl#* }" ]; then
+			bad=$((bad + 1))
+			[ $bad -le 5 ] && echo "# $hpc: kunwind-dump '$rule', debugfs '$gl'"
+		fi
+	done <$T/spairs
+	if [ $total -gt 20 ] && [ $bad = 0 ]; then
+		ok "rules: $total .sframe rows of $MOD.ko match kunwind-dump"
+	else
+		notok "rules: $bad of $total .sframe rows of $MOD.ko differ from kunwind-dump"
 	fi
 fi
 

@@ -94,7 +94,7 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 		     const struct kuw_rule *rule, struct kuw_regs *regs,
 		     void *mem_ctx)
 {
-	u64 cfa, ra, bit, known = regs->valid & ~regs->lazy;
+	u64 cfa, ra, bit, lazy, known = regs->valid & ~regs->lazy;
 	s32 ra_off = 0;
 	u32 i, n = rule->nregs;
 	bool have_ra = false;
@@ -137,20 +137,23 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 	ret = kuw_read_mem(mem_ctx, cfa + (s64)ra_off, &ra, sizeof(ra));
 	if (ret)
 		return ret;
+	/* the masks in locals: stores to r[] may alias them otherwise */
+	known = regs->valid;
+	lazy = regs->lazy;
 	for (i = 0; i < n; i++) {
 		const struct kuw_reg_rule *rr = &rule->regs[i];
 
 		bit = 1ULL << rr->reg;
 		regs->r[rr->reg] = cfa + (s64)rr->off;
-		regs->valid |= bit;
-		regs->lazy |= bit;
+		known |= bit;
+		lazy |= bit;
 	}
 	regs->r[ai->ra] = ra;
 	regs->r[ai->sp] = cfa;
 	regs->r[ai->pc] = ra;
 	bit = 1ULL << ai->ra | 1ULL << ai->sp | 1ULL << ai->pc;
-	regs->valid |= bit;
-	regs->lazy &= ~bit;
+	regs->valid = known | bit;
+	regs->lazy = lazy & ~bit;
 	return 0;
 }
 

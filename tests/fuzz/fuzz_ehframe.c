@@ -20,7 +20,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct kuw_obj o = { 0 };
 	struct kuw_sec s;
 	u8 mode = (u8)fz_take(&in, 1);
+#ifdef FZ_FORCE_DEBUG_FRAME
+	bool debug = true;
+#else
 	bool debug = mode & 1;
+#endif
 	u8 arch;
 
 	o.owner = "fuzz";

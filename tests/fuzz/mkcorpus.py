@@ -4,9 +4,9 @@
 
   mkcorpus.py OUTDIR [ELF...]
 
-Writes OUTDIR/fuzz_ehframe/, fuzz_ehhdr/ and fuzz_blob/ in the input
-layouts the targets document (tests/fuzz/fuzz_*.c): the real section bytes
-with their real link-time addresses and text range.  Without ELF arguments
+Writes OUTDIR/fuzz_ehframe/, fuzz_debugframe/, fuzz_ehhdr/ and fuzz_blob/
+in the input layouts the targets document (tests/fuzz/fuzz_*.c): the real
+section bytes with their real link-time addresses and text range.  Without ELF arguments
 it picks small shared objects and programs of this machine.  Seeds larger
 than 48 KiB are skipped so the committed corpus stays small.
 
@@ -92,6 +92,8 @@ def seeds_for(outdir, path):
             tlo, thi = 0, 1 << 48
         seed = struct.pack("<BQQQ", mode, addr, tlo, thi) + data
         n += write(outdir, "fuzz_ehframe", "%s%s" % (base, sec), seed)
+        if debug:
+            n += write(outdir, "fuzz_debugframe", "%s%s" % (base, sec), seed)
         if etype != 1 and thi > tlo:
             b = blob(1, debug, tlo, tlo, thi, addr, data)
             n += write(outdir, "fuzz_blob", "%s%s.blob" % (base, sec),

@@ -125,7 +125,7 @@ static bool get_sec(const struct kuw_elf *e, const char *name,
 #define RULE_CACHE_BITS	14
 #define RULE_CACHE_SIZE	(1u << RULE_CACHE_BITS)
 
-/* A rule's fields that the text depends on, packed: 8 + 8 * nregs bytes. */
+/* Every field of a rule (all the text may depend on), packed in words. */
 struct rule_key {
 	u32 len;
 	u64 w[1 + KUW_MAX_REGS];
@@ -153,7 +153,7 @@ static void rule_key_of(const struct kuw_rule *r, struct rule_key *k)
 	u32 i, n = r->nregs < KUW_MAX_REGS ? r->nregs : KUW_MAX_REGS;
 
 	k->w[0] = (u64)r->cfa_kind | (u64)r->cfa_reg << 8 | (u64)n << 16 |
-		  (u64)(u32)r->cfa_off << 32;
+		  (u64)r->flags << 24 | (u64)(u32)r->cfa_off << 32;
 	for (i = 0; i < n; i++)
 		k->w[1 + i] = (u64)r->regs[i].reg |
 			      (u64)r->regs[i].kind << 8 |

@@ -271,6 +271,41 @@ static void kt_sleeping_task(struct kunit *test)
 		kt_dump(test, "kunwind", t->pc, t->n), kt_dump(test, "orc", orc, n);
 }
 
+static int kt_never_fn(void *arg)
+{
+	return 0;
+}
+
+/*
+ * A kthread created but not woken: it waits in kthread() for its first
+ * wake-up.  Same frames as ORC, down to ret_from_fork, and a clean end.
+ */
+static void kt_new_task(struct kunit *test)
+{
+	struct kt_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct unwind_state os;
+	struct task_struct *task;
+	unsigned long orc[KT_MAX / 4];
+	unsigned int n = 0, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	task = kthread_create(kt_never_fn, NULL, "kuw_new");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kt_unwind(t, task, NULL, KUNWIND_SRC_ANY);
+	for (unwind_start(&os, task, NULL, NULL); !unwind_done(&os);
+	     unwind_next_frame(&os))
+		if (n < ARRAY_SIZE(orc))
+			orc[n++] = unwind_get_return_address(&os);
+	kthread_stop(task);
+	KUNIT_EXPECT_EQ_MSG(test, t->err, -KUW_E_END, "stopped: %s",
+			    kunwind_strerror(t->err));
+	KUNIT_EXPECT_EQ(test, t->n, n);
+	for (i = 0; i < min(t->n, n); i++)
+		KUNIT_EXPECT_EQ(test, t->pc[i], orc[i]);
+	KUNIT_EXPECT_TRUE(test, t->n && kt_is(t->pc[t->n - 1], "ret_from_fork"));
+	KUNIT_EXPECT_TRUE(test, t->reliable);
+}
+
 /* ---- from a hard interrupt, across the IRQ entry into the chain ---- */
 
 struct kt_irq {
@@ -662,6 +697,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_chain_any),
 	KUNIT_CASE(kt_chain_signal_frame),
 	KUNIT_CASE(kt_sleeping_task),
+	KUNIT_CASE(kt_new_task),
 	KUNIT_CASE(kt_irq_context),
 	KUNIT_CASE(kt_regs_eh_frame),
 	KUNIT_CASE(kt_regs_sframe),

@@ -487,10 +487,16 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		state->regs.r[15] = frame.r15;
 		state->regs.r[KUW_SP] = tsp + sizeof(frame);
 		state->regs.r[KUW_PC] = frame.ret_addr;
+		/*
+		 * A task that never ran "returns" to ret_from_fork's first
+		 * instruction, right on its pt_regs: not a call's return
+		 * address, so look it up as is (ORC does the same).
+		 */
+		state->signal = state->regs.r[KUW_SP] ==
+				(unsigned long)task_pt_regs(task);
 		state->regs.valid = 1ULL << KUW_X86_RA | 1ULL << KUW_X86_RSP |
 				    1ULL << KUW_X86_RBP | 1ULL << KUW_X86_RBX |
 				    0xfULL << 12;
-		state->signal = false;
 	}
 	preempt_disable();
 	ok = kuw_stack_of(state, state->regs.r[KUW_SP], &state->stack_info,

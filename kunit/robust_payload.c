@@ -41,12 +41,17 @@ static noinline __noclone unsigned long pl_level(int depth, unsigned long v)
 		r = pl_level(depth + 1, buf[0] + 1);
 	} else {
 		r = 0;
+		/*
+		 * Compute a while, then sleep: a thread that never sleeps
+		 * would hold up RCU-tasks grace periods (kprobes, module
+		 * loading) on a preemptible kernel.
+		 */
 		while (!kthread_should_stop()) {
-			r += pl_work(r + v);
-			if (r & 1)
-				usleep_range(200, 1000);
-			else
-				cond_resched();
+			unsigned long n = 16 + (r & 63);
+
+			while (n--)
+				r += pl_work(r + v);
+			usleep_range(100, 1000);
 		}
 	}
 	barrier_data(buf);

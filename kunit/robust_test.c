@@ -39,6 +39,7 @@
  * can be replayed: the iteration and seed are printed with it.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -73,6 +74,18 @@ MODULE_PARM_DESC(garbage_runs, "garbage-stack unwinds");
  * test bed counts as a failure: by default the garbage unwinds are tables
  * only (KUNWIND_NO_ORC); garbage_orc=N lets every Nth use ORC too.
  */
+/*
+ * kunwind is safe in any context; the garbage unwinds run with preemption
+ * disabled and with interrupts disabled by turns.  garbage_preemptible=1
+ * runs every third one preemptible too: kunwind then calls the kernel's
+ * get_stack_info() preemptible for addresses off the current stack, which
+ * CONFIG_DEBUG_PREEMPT reports ("BUG: using __this_cpu_read() in
+ * preemptible").
+ */
+static bool garbage_preemptible;
+module_param(garbage_preemptible, bool, 0444);
+MODULE_PARM_DESC(garbage_preemptible, "also unwind garbage preemptible");
+
 static uint garbage_orc;
 module_param(garbage_orc, uint, 0444);
 MODULE_PARM_DESC(garbage_orc, "every Nth garbage unwind may fall back to ORC (0: none)");
@@ -144,6 +157,17 @@ static const char *robust_errname(int err)
 static bool robust_named(int err)
 {
 	return err < 0 && err > -KUW_E__COUNT;
+}
+
+/*
+ * Sleep a little now and then in long loops: on a preemptible kernel only a
+ * voluntary sleep ends an RCU-tasks grace period (kprobes, module loading
+ * wait for them).
+ */
+static void robust_pause(u64 i)
+{
+	if (!(i & 511))
+		usleep_range(20, 50);
 }
 
 /* ---- this module's text and unwind sections ---- */
@@ -353,26 +377,38 @@ robust_with_snapshot(struct kunit *test,
  * stacks and fault-safe).  Frames whose pc the table does not cover end
  * the walk.  Returns the number of frames, fills @pcs, sets *@stop.
  */
+/* Scratch of one walk, off the (KASAN-padded) kernel stack. */
+struct robust_walk {
+	struct kunwind_state st;
+	struct kuw_regs regs;
+	struct pt_regs pt;
+};
+
 static u32 robust_walk_table(const struct kuw_table *t,
 			     const struct robust_snap *snap,
+			     struct robust_walk *w,
 			     u64 *pcs, u32 max, int *stop, u32 *faults)
 {
-	struct kunwind_state st;
+	struct kunwind_state *st = &w->st;
+	struct kuw_regs *regs = &w->regs;
 	const struct kuw_rule *rule;
-	struct kuw_regs regs = snap->regs;
-	struct pt_regs pt = snap->pt;
 	u64 row, pc, sp;
 	u32 n = 0;
 	int ret = 0;
 
-	__kunwind_start(&st, current, &pt, NULL, t->src);
-	if (kunwind_done(&st)) {
-		*stop = kunwind_stop_reason(&st);
+	/* as kunwind's own steps: not preemptible (see kuw_read_mem()) */
+	preempt_disable();
+	*regs = snap->regs;
+	w->pt = snap->pt;
+	__kunwind_start(st, current, &w->pt, NULL, t->src);
+	if (kunwind_done(st)) {
+		preempt_enable();
+		*stop = kunwind_stop_reason(st);
 		return 0;
 	}
 	while (n < max) {
-		pc = regs.r[KUW_X86_RA];
-		sp = regs.r[KUW_X86_RSP];
+		pc = regs->r[KUW_X86_RA];
+		sp = regs->r[KUW_X86_RSP];
 		pcs[n++] = pc;
 		ret = eng.lookup(t, n == 1 ? pc : pc - 1, &rule, &row);
 		if (ret)
@@ -385,15 +421,16 @@ static u32 robust_walk_table(const struct kuw_table *t,
 			ret = -KUW_E_INVAL;
 			break;
 		}
-		ret = eng.step(t->arch, t->sec, t->sec_size, rule, &regs, &st);
+		ret = eng.step(t->arch, t->sec, t->sec_size, rule, regs, st);
 		if (ret)
 			break;
-		if (!(regs.valid & BIT_ULL(KUW_X86_RSP)) ||
-		    regs.r[KUW_X86_RSP] <= sp) {
+		if (!(regs->valid & BIT_ULL(KUW_X86_RSP)) ||
+		    regs->r[KUW_X86_RSP] <= sp) {
 			ret = -KUW_E_BADSP;	/* what the unwinder checks */
 			break;
 		}
 	}
+	preempt_enable();
 	if (n == max && !ret)
 		ret = -KUW_E_LIMIT;
 	if (!robust_named(ret)) {
@@ -413,6 +450,7 @@ struct robust_mut {
 	struct robust_sec sec;
 	struct kuw_obj obj;
 	struct rnd_state rnd;
+	struct robust_walk *walk;
 	u32 runs, rejected, accepted, faults, frames;
 	u32 why[KUW_E__COUNT];
 	u32 kinds[16];
@@ -588,7 +626,7 @@ static void robust_use_table(struct kunit *test, struct robust_snap *snap,
 			m->faults++;
 		}
 	}
-	n = robust_walk_table(t, snap, pcs, ARRAY_SIZE(pcs), &stop,
+	n = robust_walk_table(t, snap, m->walk, pcs, ARRAY_SIZE(pcs), &stop,
 			      &m->faults);
 	m->frames += n;
 }
@@ -642,8 +680,7 @@ static void robust_mutated(struct kunit *test, struct robust_snap *snap)
 			robust_use_table(test, snap, m, t);
 			eng.free(t);
 		}
-		if (!(i & 63))
-			cond_resched();
+		robust_pause(i);
 	}
 	kvfree(buf);
 }
@@ -673,6 +710,8 @@ static void robust_mutate_one(struct kunit *test, int src)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->walk = kunit_kzalloc(test, sizeof(*m->walk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->walk);
 	KUNIT_ASSERT_EQ(test, robust_find_engine(test), 0);
 	m->test = test;
 	m->src = src;
@@ -708,12 +747,15 @@ static void robust_check_snapshot(struct kunit *test, struct robust_snap *s)
 	struct kuw_sec ks;
 	struct kuw_table *t = NULL;
 	struct kuw_diag d = {};
-	struct kunwind_state st;
+	struct robust_walk *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct kunwind_state *st;
 	u64 pcs[16];
 	u32 n, faults = 0, i;
 	int stop, ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, sec);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	st = &w->st;
 	ret = src == KUW_SRC_SFRAME ? robust_sfr(sec) : robust_ehf(sec);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	robust_obj(&o);
@@ -729,7 +771,7 @@ static void robust_check_snapshot(struct kunit *test, struct robust_snap *s)
 	 * return addresses the CPU pushed, then stops where this module's
 	 * text ends (the caller of the KUnit case is kernel text).
 	 */
-	n = robust_walk_table(t, s, pcs, ARRAY_SIZE(pcs), &stop, &faults);
+	n = robust_walk_table(t, s, w, pcs, ARRAY_SIZE(pcs), &stop, &faults);
 	KUNIT_EXPECT_EQ(test, faults, 0U);
 	KUNIT_ASSERT_GE_MSG(test, n, (u32)ARRAY_SIZE(s->expect),
 			    "%s: %u frames, stop %s", kuw_src_name(src), n,
@@ -742,16 +784,17 @@ static void robust_check_snapshot(struct kunit *test, struct robust_snap *s)
 	eng.free(t);
 
 	/* the public API with every table agrees, and goes on to the end */
-	__kunwind_start(&st, current, &s->pt, NULL, KUNWIND_SRC_ANY);
-	for (i = 0; i < ARRAY_SIZE(s->expect) && !kunwind_done(&st); i++) {
-		KUNIT_EXPECT_EQ(test, (u64)kunwind_get_return_address(&st),
+	w->pt = s->pt;
+	__kunwind_start(st, current, &w->pt, NULL, KUNWIND_SRC_ANY);
+	for (i = 0; i < ARRAY_SIZE(s->expect) && !kunwind_done(st); i++) {
+		KUNIT_EXPECT_EQ(test, (u64)kunwind_get_return_address(st),
 				s->expect[i]);
-		kunwind_next_frame(&st);
+		kunwind_next_frame(st);
 	}
-	while (!kunwind_done(&st))
-		kunwind_next_frame(&st);
-	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(&st), -KUW_E_END,
-			    "stop %s", robust_errname(kunwind_stop_reason(&st)));
+	while (!kunwind_done(st))
+		kunwind_next_frame(st);
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_END,
+			    "stop %s", robust_errname(kunwind_stop_reason(st)));
 }
 
 static void robust_snapshot_walks(struct kunit *test)
@@ -892,10 +935,19 @@ static void robust_garbage_regs(struct robust_garbage *g, struct pt_regs *pt)
 	pt->flags = X86_EFLAGS_FIXED;
 }
 
+static void robust_garbage_unwind(struct kunwind_state *st,
+				  struct pt_regs *pt, u8 src)
+{
+	__kunwind_start(st, current, pt, NULL, src);
+	while (!kunwind_done(st))
+		kunwind_next_frame(st);
+}
+
 static noinline void robust_garbage_loop(struct robust_garbage *g)
 {
 	struct kunwind_state st;
 	struct pt_regs pt;
+	unsigned long flags;
 	u32 i;
 	int stop;
 	u8 src;
@@ -910,9 +962,17 @@ static noinline void robust_garbage_loop(struct robust_garbage *g)
 		if (!garbage_orc || i % garbage_orc)
 			src |= KUNWIND_NO_ORC;
 
-		__kunwind_start(&st, current, &pt, NULL, src);
-		while (!kunwind_done(&st))
-			kunwind_next_frame(&st);
+		if (garbage_preemptible && i % 3 == 2) {
+			robust_garbage_unwind(&st, &pt, src);
+		} else if (i & 1) {
+			local_irq_save(flags);
+			robust_garbage_unwind(&st, &pt, src);
+			local_irq_restore(flags);
+		} else {
+			preempt_disable();
+			robust_garbage_unwind(&st, &pt, src);
+			preempt_enable();
+		}
 		stop = kunwind_stop_reason(&st);
 		g->runs++;
 		g->frames += st.nframes;
@@ -926,8 +986,7 @@ static noinline void robust_garbage_loop(struct robust_garbage *g)
 		g->why[-stop]++;
 		if (stop != -KUW_E_END)
 			g->rejected++;
-		if (!(i & 127))
-			cond_resched();
+		robust_pause(i);
 	}
 }
 
@@ -1070,7 +1129,7 @@ static int robust_storm_fn(void *data)
 			put_task_struct(tasks[i]);
 		}
 		robust_storm_walk(s, current);
-		cond_resched();
+		usleep_range(20, 100);	/* see robust_pause() */
 	}
 	kfree(tasks);
 	return 0;

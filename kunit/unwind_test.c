@@ -23,6 +23,7 @@
 #include <asm/unwind.h>
 #include "kunwind.h"
 #include "arch.h"
+#include "blob.h"
 #include "chain.c"
 
 #define KT_MAX	96
@@ -460,6 +461,80 @@ static void kt_regs_sframe(struct kunit *test)
 	kt_regs_case(test, KUW_SRC_SFRAME);
 }
 
+/* ---- a vmlinux blob moved by a KASLR-like offset ---- */
+
+/*
+ * Make a blob from the kernel's own .eh_frame as if the kernel had been
+ * linked 16 MiB lower (stext, text range and section address all moved),
+ * load it as debugfs kunwind/load does: kunwind must move it back by the
+ * offset it finds (run-time _stext minus the blob's), so every row is
+ * where it was before.
+ */
+static void kt_blob_kaslr(struct kunit *test)
+{
+	const u64 delta = 16ULL << 20;
+	unsigned long pcs[] = {
+		(unsigned long)kunit_kmalloc_array,
+		(unsigned long)kunit_kmalloc_array + 5,
+		(unsigned long)stack_trace_save,
+		(unsigned long)stack_trace_save + 0x10,
+		(unsigned long)kthread_create_on_node + 7,
+	};
+	struct kunwind_rule_info *a, *b2;
+	struct kunwind_table_info info[4];
+	struct kuw_blob b = {};
+	u64 size;
+	u8 *buf;
+	int n, i, eh = -1;
+
+	n = kunwind_tables_of("vmlinux", info, ARRAY_SIZE(info));
+	for (i = 0; i < n && i < ARRAY_SIZE(info); i++)
+		if (info[i].src == KUW_SRC_EH_FRAME)
+			eh = i;
+	if (eh < 0)
+		kunit_skip(test, "the kernel keeps no .eh_frame");
+	a = kunit_kcalloc(test, ARRAY_SIZE(pcs), sizeof(*a), GFP_KERNEL);
+	b2 = kunit_kzalloc(test, sizeof(*b2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b2);
+	for (i = 0; i < ARRAY_SIZE(pcs); i++)
+		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
+							  KUW_SRC_EH_FRAME,
+							  &a[i]), 0);
+
+	b.obj.owner = "vmlinux";
+	b.obj.arch = KUW_ARCH_X86_64;
+	b.src = KUW_SRC_EH_FRAME;
+	b.stext = info[eh].text_start - delta;
+	b.obj.text_start = b.stext;
+	b.obj.text_end = b.stext + (256ULL << 20);
+	b.sec.data = (const u8 *)(unsigned long)info[eh].sec_addr;
+	b.sec.size = info[eh].sec_size;
+	b.sec.addr = info[eh].sec_addr - delta;
+	size = kuw_blob_size(b.sec.size);
+	KUNIT_ASSERT_GT(test, size, 0ULL);
+	buf = kunit_kmalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+
+	KUNIT_ASSERT_EQ(test, kunwind_load_blob(buf, size), 0);
+
+	for (i = 0; i < ARRAY_SIZE(pcs); i++) {
+		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
+							  KUW_SRC_EH_FRAME,
+							  b2), 0);
+		KUNIT_EXPECT_EQ(test, b2->row_pc, a[i].row_pc);
+		KUNIT_EXPECT_EQ(test, memcmp(&b2->rule, &a[i].rule,
+					     kuw_rule_size(&a[i].rule)), 0);
+	}
+	/* the same blob with one byte of its section flipped: refused whole */
+	buf[KUW_BLOB_HDR_SIZE + 100] ^= 0xff;
+	KUNIT_EXPECT_LT(test, kunwind_load_blob(buf, size), 0);
+	KUNIT_EXPECT_EQ(test, kunwind_rule_for_pc(pcs[0], KUW_SRC_EH_FRAME, b2),
+			0);
+	KUNIT_EXPECT_EQ(test, b2->row_pc, a[0].row_pc);
+}
+
 /* ---- rules ---- */
 
 /* At a function's first instruction the x86_64 ABI says: CFA = rsp + 8, RA at CFA - 8. */
@@ -701,6 +776,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_irq_context),
 	KUNIT_CASE(kt_regs_eh_frame),
 	KUNIT_CASE(kt_regs_sframe),
+	KUNIT_CASE(kt_blob_kaslr),
 	KUNIT_CASE(kt_rules_entry),
 	KUNIT_CASE(kt_rules_big_frame),
 	KUNIT_CASE(kt_bad_pc),

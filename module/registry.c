@@ -248,6 +248,8 @@ int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
 				info[n].bytes = e->tab[i]->bytes;
 				info[n].text_start = e->text[KUW_RANGE_CORE][0];
 				info[n].text_end = e->text[KUW_RANGE_CORE][1];
+				info[n].sec_addr = e->sec_addr[i];
+				info[n].sec_size = e->sec_size[i];
 			}
 			n++;
 		}
@@ -380,6 +382,41 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
 	kuw_entry_free(old);
 	return 0;
 }
+
+/**
+ * kunwind_load_blob() - add the kernel image's table from a vmlinux blob
+ * @buf: the blob (copied; see include/kunwind/blob.h for the format)
+ * @len: its length
+ *
+ * What debugfs kunwind/load does, for in-kernel users (a blob fetched with
+ * request_firmware(), tests).  Process context.  The blob is validated
+ * whole first: a bad one changes nothing.
+ *
+ * Return: 0 or a negative enum kuw_err.
+ */
+int kunwind_load_blob(const void *buf, size_t len)
+{
+	struct kuw_diag d = {};
+	u8 *copy;
+	int ret;
+
+	if (!buf || !len || len > KUW_BLOB_HDR_SIZE + (size_t)KUW_BLOB_MAX_SEC)
+		return -KUW_E_INVAL;
+	copy = kvmalloc(len, GFP_KERNEL);
+	if (!copy)
+		return -KUW_E_NOMEM;
+	memcpy(copy, buf, len);
+	ret = kuw_registry_load_blob(copy, len, &d);
+	if (ret) {
+		pr_warn_ratelimited("kunwind: blob refused: %s at %s+0x%llx\n",
+				    kuw_strerror(d.err ? d.err : ret),
+				    d.section ? d.section : "blob",
+				    (unsigned long long)d.off);
+		kvfree(copy);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kunwind_load_blob);
 
 /* ---- modules ---- */
 

@@ -31,6 +31,7 @@
 #include "kunwind.h"
 #include "kunwind_internal.h"
 #include "arch.h"
+#include "blob.h"
 
 #define KUW_PC	KUW_X86_RA
 #define KUW_SP	KUW_X86_RSP
@@ -650,3 +651,6 @@ EXPORT_SYMBOL_GPL(kunwind_strerror);
 EXPORT_SYMBOL_GPL(kuw_rule_find);
 EXPORT_SYMBOL_GPL(kuw_format_row);
 EXPORT_SYMBOL_GPL(kuw_src_name);
+/* For tests that make a vmlinux blob in the kernel. */
+EXPORT_SYMBOL_GPL(kuw_blob_write);
+EXPORT_SYMBOL_GPL(kuw_blob_size);

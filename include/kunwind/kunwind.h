@@ -163,6 +163,8 @@ int kunwind_rule_for_pc(unsigned long pc, u8 src,
  * @bytes: memory the compiled table uses
  * @text_start: start of the object's (core) text
  * @text_end: its end
+ * @sec_addr: run-time address of the section the table was built from
+ * @sec_size: its size (an upper bound for a module found through sysfs)
  */
 struct kunwind_table_info {
 	u8 src;
@@ -171,10 +173,13 @@ struct kunwind_table_info {
 	u64 bytes;
 	unsigned long text_start;
 	unsigned long text_end;
+	u64 sec_addr;
+	u64 sec_size;
 };
 
 int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
 		      int max);
+int kunwind_load_blob(const void *buf, size_t len);
 void kunwind_dump_stack(void);
 
 #endif /* KUNWIND_KUNWIND_H */

@@ -49,6 +49,7 @@ void kuw_cfi_reset(struct kuw_cfi *x)
 	s->mangled_ra = 0;
 	s->cfa_off = 0;
 	s->cfa_expr = 0;
+	s->live = 0;
 	for (i = 0; i < KUW_MAX_REGS; i++) {
 		s->col[i].kind = KUW_R_SAME;
 		s->col[i].src = 0;
@@ -60,6 +61,7 @@ void kuw_cfi_reset(struct kuw_cfi *x)
 void kuw_cfi_to_rule(const struct kuw_cfi *x, const struct kuw_cfi_state *s,
 		     struct kuw_rule *r)
 {
+	u64 live = s->live;
 	u32 i, n = 0;
 
 	if (s->cfa_kind == KUW_CFA_EXPR) {
@@ -80,12 +82,15 @@ void kuw_cfi_to_rule(const struct kuw_cfi *x, const struct kuw_cfi_state *s,
 		r->flags |= KUW_RF_SIGNAL;
 	if (s->mangled_ra)
 		r->flags |= KUW_RF_MANGLED_RA;
-	for (i = 0; i < x->nregs && i < KUW_MAX_REGS; i++) {
-		const struct kuw_cfi_col *c = &s->col[i];
+	/* only the columns with a rule: s->live, in increasing order */
+	for (; live; live &= live - 1) {
+		const struct kuw_cfi_col *c;
 		struct kuw_reg_rule *rr;
 
-		if (c->kind == KUW_R_SAME)
-			continue;
+		i = __builtin_ctzll(live);
+		if (i >= x->nregs || i >= KUW_MAX_REGS)
+			break;
+		c = &s->col[i];
 		rr = &r->regs[n++];
 		rr->reg = (u8)i;
 		rr->kind = c->kind;
@@ -110,6 +115,7 @@ struct cfi_run {
 static bool cfi_same(const struct kuw_cfi *x, const struct kuw_cfi_state *a,
 		     const struct kuw_cfi_state *b)
 {
+	u64 live;
 	u32 i;
 
 	if (a->cfa_kind != b->cfa_kind || a->mangled_ra != b->mangled_ra)
@@ -117,8 +123,17 @@ static bool cfi_same(const struct kuw_cfi *x, const struct kuw_cfi_state *a,
 	if (a->cfa_kind == KUW_CFA_EXPR ? a->cfa_expr != b->cfa_expr :
 	    a->cfa_reg != b->cfa_reg || a->cfa_off != b->cfa_off)
 		return false;
-	for (i = 0; i < x->nregs; i++) {
-		const struct kuw_cfi_col *p = &a->col[i], *q = &b->col[i];
+	/* columns outside the masks are "same value" in both */
+	if (a->live != b->live)
+		return false;
+	for (live = a->live; live; live &= live - 1) {
+		const struct kuw_cfi_col *p, *q;
+
+		i = __builtin_ctzll(live);
+		if (i >= x->nregs)
+			break;
+		p = &a->col[i];
+		q = &b->col[i];
 
 		if (p->kind != q->kind)
 			return false;
@@ -275,16 +290,23 @@ static void cfi_set(struct kuw_cfi *x, u64 reg, u8 kind, u8 src, s32 off)
 	c->kind = kind;
 	c->src = src;
 	c->off = off;
+	if (kind == KUW_R_SAME)
+		x->cur.live &= ~(1ULL << reg);
+	else
+		x->cur.live |= 1ULL << reg;
 }
 
 static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
 {
 	if (reg >= x->nregs)
 		return;
-	if (r->in_cie)
+	if (r->in_cie) {
 		cfi_set(x, reg, KUW_R_SAME, 0, 0);
-	else
-		x->cur.col[reg] = x->init.col[reg];
+		return;
+	}
+	x->cur.col[reg] = x->init.col[reg];
+	x->cur.live = (x->cur.live & ~(1ULL << reg)) |
+		      (x->init.live & (1ULL << reg));
 }
 
 /* Run one instruction at r->c.pos. */

@@ -26,6 +26,7 @@ struct kuw_cfi_state {
 	u8 mangled_ra;		/* AArch64 negate_ra_state toggles it */
 	s32 cfa_off;		/* numeric offset, kept under an expression CFA */
 	s32 cfa_expr;		/* section offset of the CFA expression */
+	u64 live;		/* bit n: col[n] is not KUW_R_SAME */
 	struct kuw_cfi_col col[KUW_MAX_REGS];
 };
 

@@ -216,7 +216,37 @@ check_rules() {
 	fi
 }
 
+# rows_vs_rules NAME FILE: the text `rows` prints after each row's pc (it
+# caches the text per distinct rule) is exactly what `rules` prints there
+# (kuw_format_row on the compiled table's rule, no cache), for every 7th row.
+rows_vs_rules() {
+	name=$1 file=$2
+	out=$W/$name.rvr
+	if ! "$DUMP" rows "$file" >"$out.rows" 2>"$out.err"; then
+		bad "rows-vs-rules $name: rows failed"
+		return
+	fi
+	awk '/^fde/ { eh = ($3 == "eh_frame"); next }
+	     eh && NR % 7 == 0 { print }' "$out.rows" >"$out.sample"
+	# shellcheck disable=SC2046
+	if ! "$DUMP" rules "$file" $(awk '{ print $1 }' "$out.sample") \
+	     >"$out.rules" 2>"$out.err"; then
+		bad "rows-vs-rules $name: rules failed"
+		return
+	fi
+	n=$(wc -l <"$out.sample")
+	cut -d' ' -f2- "$out.sample" >"$out.a"
+	cut -d' ' -f2- "$out.rules" >"$out.b"
+	if [ "$n" -gt 100 ] && cmp -s "$out.a" "$out.b"; then
+		ok "rows-vs-rules $name: $n rows, same text"
+	else
+		diff "$out.a" "$out.b" | head -6 | sed 's/^/    /'
+		bad "rows-vs-rules $name: $n rows, text differs"
+	fi
+}
+
 if [ -n "$libc" ]; then
+	rows_vs_rules libc "$libc"
 	check_rules libc "$libc" "$DUMP"
 	check_rules libc "$libc" "$ASAN"
 fi

@@ -271,6 +271,32 @@ static int robust_sfr(struct robust_sec *s)
 	return 0;
 }
 
+/*
+ * CFI with DWARF expressions, so that the mutations reach the DW_OP checks
+ * and the steps run expressions: while rbx is pushed, rbx is saved at
+ * [rsp] (DW_CFA_expression: DW_OP_breg7 0), r12 keeps its value
+ * (DW_CFA_val_expression: DW_OP_breg12 0), and for one instruction the CFA
+ * is DW_CFA_def_cfa_expression DW_OP_breg7 16.  All true, so a walk
+ * through here would still be right.  gas makes no SFrame FDE for it.
+ */
+static noinline unsigned long robust_cfi_exprs(unsigned long x)
+{
+	asm volatile("push %%rbx\n\t"
+		     ".cfi_adjust_cfa_offset 8\n\t"
+		     ".cfi_escape 0x10, 0x03, 0x02, 0x77, 0x00\n\t"
+		     ".cfi_escape 0x16, 0x0c, 0x02, 0x7c, 0x00\n\t"
+		     "nop\n\t"
+		     ".cfi_escape 0x0f, 0x02, 0x77, 0x10\n\t"
+		     "nop\n\t"
+		     ".cfi_def_cfa %%rsp, 16\n\t"
+		     "pop %%rbx\n\t"
+		     ".cfi_adjust_cfa_offset -8\n\t"
+		     ".cfi_restore %%rbx\n\t"
+		     ".cfi_restore %%r12\n\t"
+		     : "+r" (x) : : "memory");
+	return x + 1;
+}
+
 /* ---- a real stack snapshot ---- */
 
 #define ROBUST_CHAIN	3
@@ -451,7 +477,7 @@ struct robust_mut {
 	struct kuw_obj obj;
 	struct rnd_state rnd;
 	struct robust_walk *walk;
-	u32 runs, rejected, accepted, faults, frames;
+	u32 runs, rejected, accepted, faults, frames, steps;
 	u32 why[KUW_E__COUNT];
 	u32 kinds[16];
 };
@@ -629,6 +655,25 @@ static void robust_use_table(struct kunit *test, struct robust_snap *snap,
 	n = robust_walk_table(t, snap, m->walk, pcs, ARRAY_SIZE(pcs), &stop,
 			      &m->faults);
 	m->frames += n;
+	/*
+	 * One step with the snapshot's registers (a real stack) under the
+	 * rule of a random pc, often one of the expression rows: whatever
+	 * the rule says, reads stay inside this task's stacks.
+	 */
+	m->walk->regs = snap->regs;
+	pc = rnd(m, 2) ? (unsigned long)robust_cfi_exprs + rnd(m, 16) :
+	     t->start + rnd(m, (u32)min_t(u64, t->end - t->start, U32_MAX));
+	if (!eng.lookup(t, pc, &rule, &row)) {
+		preempt_disable();
+		stop = eng.step(t->arch, t->sec, t->sec_size, rule,
+				&m->walk->regs, &m->walk->st);
+		preempt_enable();
+		if (stop && !robust_named(stop)) {
+			pr_err("robust: step at 0x%llx returned %d\n", pc, stop);
+			m->faults++;
+		}
+		m->steps++;
+	}
 }
 
 static void robust_mutated(struct kunit *test, struct robust_snap *snap)
@@ -697,8 +742,8 @@ static void robust_report_mut(struct robust_mut *m, u64 ns)
 			n += scnprintf(line + n, sizeof(line) - n, " %s=%u",
 				       robust_errname(-i), m->why[i]);
 	pr_info("robust: mutated-%s rejections:%s\n", m->name, line);
-	pr_info("robust: mutated-%s %u accepted, %u frames unwound with them, %llu ms\n",
-		m->name, m->accepted, m->frames, ns / NSEC_PER_MSEC);
+	pr_info("robust: mutated-%s %u accepted, %u frames unwound with them, %u steps at random rows, %llu ms\n",
+		m->name, m->accepted, m->frames, m->steps, ns / NSEC_PER_MSEC);
 }
 
 static struct robust_mut robust_mut_total;
@@ -781,6 +826,24 @@ static void robust_check_snapshot(struct kunit *test, struct robust_snap *s)
 				    "%s frame %u: %pS vs %pS", kuw_src_name(src),
 				    i, (void *)pcs[i], (void *)s->expect[i]);
 	KUNIT_EXPECT_EQ(test, stop, -KUW_E_NOINFO);
+	if (src == KUW_SRC_EH_FRAME) {
+		const struct kuw_rule *r;
+		const struct kuw_reg_rule *rr;
+		bool cfa_expr = false, reg_expr = false;
+		u64 row;
+
+		/* the expression rows are there to be mutated and run */
+		for (i = 0; i < 32; i++) {
+			if (eng.lookup(t, (unsigned long)robust_cfi_exprs + i,
+				       &r, &row))
+				continue;
+			cfa_expr |= r->cfa_kind == KUW_CFA_EXPR;
+			rr = kuw_rule_find(r, KUW_X86_RBX);
+			reg_expr |= rr && rr->kind == KUW_R_EXPR;
+		}
+		KUNIT_EXPECT_TRUE(test, cfa_expr);
+		KUNIT_EXPECT_TRUE(test, reg_expr);
+	}
 	eng.free(t);
 
 	/* the public API with every table agrees, and goes on to the end */
@@ -805,6 +868,7 @@ static void robust_snapshot_walks(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, robust_find_engine(test), 0);
 	for (i = 0; i < ARRAY_SIZE(srcs); i++)
 		robust_with_snapshot(test, robust_check_snapshot, &srcs[i]);
+	KUNIT_EXPECT_EQ(test, robust_cfi_exprs(41), 42UL);
 }
 
 static void robust_mutated_ehframe(struct kunit *test)

@@ -20,6 +20,8 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
 #include <asm/unwind.h>
 #include "kunwind.h"
 #include "arch.h"
@@ -371,6 +373,60 @@ static void kt_irq_context(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, kt_is(k->l.ours.pc[chain_at],
 					      "kuw_chain_f7"));
 	/* the IRQ entry has no CFI: crossed with ORC, so not reliable */
+	KUNIT_EXPECT_FALSE(test, k->l.ours.reliable);
+	KUNIT_EXPECT_EQ_MSG(test, k->l.ours.err, -KUW_E_END, "stopped: %s",
+			    kunwind_strerror(k->l.ours.err));
+}
+
+/* ---- from an NMI, across the NMI entry (its own stack) into the chain ---- */
+
+static struct kt_irq *kt_nmi_cur;
+
+static int kt_nmi_fn(unsigned int type, struct pt_regs *regs)
+{
+	struct kt_irq *k = READ_ONCE(kt_nmi_cur);
+
+	if (!k || smp_load_acquire(&k->done))
+		return NMI_DONE;
+	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
+	k->l.norc = stack_trace_save(k->l.orc, KT_MAX, 0);
+	/* publish the traces before the flag the spinning chain polls */
+	smp_store_release(&k->done, 1);
+	return NMI_HANDLED;
+}
+
+/* deep in the chain: send this CPU an NMI and wait for its handler */
+static noinline int kt_nmi_leaf(struct kuw_chain *c)
+{
+	apic->send_IPI_self(NMI_VECTOR);
+	return kt_spin_leaf(c) + 1;
+}
+
+static void kt_nmi_context(struct kunit *test)
+{
+	struct kt_irq *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct kuw_chain c = { .leaf = kt_nmi_leaf, .alloca_n = 48 };
+	unsigned int i, chain_at = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	c.priv = k;
+	WRITE_ONCE(kt_nmi_cur, k);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, kt_nmi_fn, 0,
+						   "kunwind_test"), 0);
+	preempt_disable();	/* the NMI hits this CPU, inside the chain */
+	kuw_chain_run(&c);
+	preempt_enable();
+	unregister_nmi_handler(NMI_LOCAL, "kunwind_test");
+	WRITE_ONCE(kt_nmi_cur, NULL);
+	/* pairs with the release in kt_nmi_fn(): the traces are complete */
+	if (!smp_load_acquire(&k->done))
+		kunit_skip(test, "no self-NMI delivered in this guest");
+	KUNIT_EXPECT_TRUE(test, kt_is(k->l.ours.pc[1], "kt_nmi_fn"));
+	kt_expect_orc(test, &k->l);
+	for (i = 0; i < k->l.ours.n; i++)
+		if (kt_is(k->l.ours.pc[i], "kuw_chain_f7"))
+			chain_at = i;
+	KUNIT_EXPECT_GT(test, chain_at, 0U);
 	KUNIT_EXPECT_FALSE(test, k->l.ours.reliable);
 	KUNIT_EXPECT_EQ_MSG(test, k->l.ours.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(k->l.ours.err));
@@ -774,6 +830,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_sleeping_task),
 	KUNIT_CASE(kt_new_task),
 	KUNIT_CASE(kt_irq_context),
+	KUNIT_CASE(kt_nmi_context),
 	KUNIT_CASE(kt_regs_eh_frame),
 	KUNIT_CASE(kt_regs_sframe),
 	KUNIT_CASE(kt_blob_kaslr),

@@ -386,6 +386,7 @@ static int kt_nmi_fn(unsigned int type, struct pt_regs *regs)
 {
 	struct kt_irq *k = READ_ONCE(kt_nmi_cur);
 
+	/* one trace only; pairs with the release below for a later NMI */
 	if (!k || smp_load_acquire(&k->done))
 		return NMI_DONE;
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);

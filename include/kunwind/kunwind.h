@@ -53,8 +53,9 @@ enum kunwind_how {
  *	  @regs.r[KUW_X86_RA]
  * @stack_info: the stack the current frame's sp is on
  * @stack_mask: stacks entered so far (a stack is never re-entered)
- * @table: table that covered the pc of the current frame, or NULL
- * @rule: its rule for that pc, or NULL (see kunwind_rule_for_pc())
+ * @table: after kunwind_next_frame(): the table whose row was used to
+ *	   leave the previous frame, or NULL (stepped by ORC, or none)
+ * @rule: that row's rule, or NULL (see also kunwind_rule_for_pc())
  * @row_pc: start of that row
  * @error: 0 while going; then the stop reason, a negative enum kuw_err
  *	   (-KUW_E_END for a clean end at the outermost frame)

@@ -15,9 +15,11 @@
  *                   stack snapshot with kunwind.ko's kuw_step() and its
  *                   fault-safe, stack-bounded kuw_read_mem().
  *  garbage stacks   unwinds with the public API (__kunwind_start() from a
- *                   struct pt_regs) from random registers over a buffer of
- *                   random words on this kthread's stack: each must end
- *                   within KUNWIND_MAX_FRAMES with a named stop reason.
+ *                   struct pt_regs) from random registers over buffers of
+ *                   random words on this kthread's stack, preemptible,
+ *                   with preemption disabled and with interrupts disabled
+ *                   by turns: each must end within KUNWIND_MAX_FRAMES with
+ *                   a named stop reason.
  *  storm            not a KUnit case: writing 1 to the module parameter
  *                   "storm" starts a kthread that unwinds every task over
  *                   and over (scripts/guest/robust_storm.sh loads and
@@ -74,18 +76,6 @@ MODULE_PARM_DESC(garbage_runs, "garbage-stack unwinds");
  * test bed counts as a failure: by default the garbage unwinds are tables
  * only (KUNWIND_NO_ORC); garbage_orc=N lets every Nth use ORC too.
  */
-/*
- * kunwind is safe in any context; the garbage unwinds run with preemption
- * disabled and with interrupts disabled by turns.  garbage_preemptible=1
- * runs every third one preemptible too: kunwind then calls the kernel's
- * get_stack_info() preemptible for addresses off the current stack, which
- * CONFIG_DEBUG_PREEMPT reports ("BUG: using __this_cpu_read() in
- * preemptible").
- */
-static bool garbage_preemptible;
-module_param(garbage_preemptible, bool, 0444);
-MODULE_PARM_DESC(garbage_preemptible, "also unwind garbage preemptible");
-
 static uint garbage_orc;
 module_param(garbage_orc, uint, 0444);
 MODULE_PARM_DESC(garbage_orc, "every Nth garbage unwind may fall back to ORC (0: none)");
@@ -1026,16 +1016,17 @@ static noinline void robust_garbage_loop(struct robust_garbage *g)
 		if (!garbage_orc || i % garbage_orc)
 			src |= KUNWIND_NO_ORC;
 
-		if (garbage_preemptible && i % 3 == 2) {
+		/* kunwind is safe in any context: try three */
+		if (i % 3 == 0) {
 			robust_garbage_unwind(&st, &pt, src);
-		} else if (i & 1) {
-			local_irq_save(flags);
-			robust_garbage_unwind(&st, &pt, src);
-			local_irq_restore(flags);
-		} else {
+		} else if (i % 3 == 1) {
 			preempt_disable();
 			robust_garbage_unwind(&st, &pt, src);
 			preempt_enable();
+		} else {
+			local_irq_save(flags);
+			robust_garbage_unwind(&st, &pt, src);
+			local_irq_restore(flags);
 		}
 		stop = kunwind_stop_reason(&st);
 		g->runs++;

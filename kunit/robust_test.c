@@ -37,8 +37,8 @@
  * .eh_frame is where the chain of records pointing back to this file's
  * CIEs ends; .sframe's size is in its header.
  *
- * Every campaign uses a fixed seed (module parameter "seed") so a finding
- * can be replayed: the iteration and seed are printed with it.
+ * Every campaign uses a fixed seed (ROBUST_SEED) so a finding can be
+ * replayed: the iteration and seed are printed with it.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -57,28 +57,30 @@
 #include "arch.h"
 #include "sframe.h"
 
-static uint seed = 0x6b75770a;
-module_param(seed, uint, 0444);
-MODULE_PARM_DESC(seed, "PRNG seed of every campaign");
-
-static uint mutations = 6000;
-module_param(mutations, uint, 0444);
-MODULE_PARM_DESC(mutations, "mutations per section (.eh_frame, .sframe)");
-
-static uint garbage_runs = 100000;
-module_param(garbage_runs, uint, 0444);
-MODULE_PARM_DESC(garbage_runs, "garbage-stack unwinds");
+/*
+ * The campaigns' sizes and seed.  Constants, not module parameters: KUnit
+ * runs a module's suites from the COMING notifier, before the loader
+ * parses the module's parameters.  Every finding prints its seed and
+ * iteration; the same build replays it exactly.
+ */
+#define ROBUST_SEED		0x6b75770aU
+#define ROBUST_MUTATIONS	6000U	/* per section: .eh_frame, .sframe */
+#define ROBUST_GARBAGE_RUNS	100000U
 
 /*
  * The kernel's ORC unwinder, which kunwind falls back to for frames its
  * tables cannot step, prints a (once only) "WARNING: stack going in the
- * wrong direction?" for garbage on the current task's stack, which the
- * test bed counts as a failure: by default the garbage unwinds are tables
- * only (KUNWIND_NO_ORC); garbage_orc=N lets every Nth use ORC too.
+ * wrong direction?" or "WARNING: stack recursion on stack type 1" for
+ * garbage on the current task's stack, which the test bed counts as a
+ * failure: the garbage unwinds are tables only (KUNWIND_NO_ORC) unless
+ * this is N, which lets every Nth use ORC too.
  */
-static uint garbage_orc;
-module_param(garbage_orc, uint, 0444);
-MODULE_PARM_DESC(garbage_orc, "every Nth garbage unwind may fall back to ORC (0: none)");
+#define ROBUST_GARBAGE_ORC	0U
+
+static const uint seed = ROBUST_SEED;
+static const uint mutations = ROBUST_MUTATIONS;
+static const uint garbage_runs = ROBUST_GARBAGE_RUNS;
+static const uint garbage_orc = ROBUST_GARBAGE_ORC;
 
 /* Labels at offset 0 of this module's unwind sections. */
 asm(".pushsection .eh_frame,\"a\",@progbits\n"

@@ -62,7 +62,9 @@ if ! kuw_build_modules "$KDIR" "$WORK"; then
 fi
 
 # --- initramfs -----------------------------------------------------------
+echo "$KCONFIG" >"$WORK/profile"
 files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
+	"/etc/kuw-profile=$WORK/profile"
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
 for m in "$WORK"/src/kunit/*.ko; do
 	[ -f "$m" ] && files+=("/lib/kunwind/kunit/${m##*/}=$m")

@@ -9,6 +9,10 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 export KUW_MODDIR=/lib/kunwind
+# Kernel profile (base or debug): checks may scale their work down under
+# KASAN and lockdep, which are several times slower under TCG.
+KUW_PROFILE=$(cat /etc/kuw-profile 2>/dev/null || echo base)
+export KUW_PROFILE
 [ -f /boot/vmlinux ] && export KUW_VMLINUX=/boot/vmlinux
 
 G() { echo "kuw-guest: $*"; }

@@ -77,6 +77,7 @@ if [ -f "${hooks[0]}" ]; then
 	# Guest checks may compare with the host tool: give them a static one,
 	# and the kernel image when they ask for it.
 	if [ -f "$REPO/tools/kunwind-dump.c" ]; then
+		# shellcheck disable=SC2046 # one word per engine file
 		(cd "$WORK/src" &&
 		 eng=$(sed -n 's/^KUW_ENGINE := //p' engine.mk)
 		 gcc -std=gnu11 -O2 -static -Wno-unused-parameter \

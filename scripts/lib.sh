@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the kunwind test bed.  Sourced by scripts/*.sh.
 #
@@ -25,7 +26,9 @@ mkdir -p "$CACHE"
 
 # Bump when the kernel recipe below changes in a way the hashed inputs
 # (config fragments, patches, flags) do not show.
+# shellcheck disable=SC2034 # used by build-kernel.sh
 KUW_RECIPE=1
+# shellcheck disable=SC2034
 KUW_KCFLAGS="-fasynchronous-unwind-tables -Wa,--gsframe"
 
 log() { printf '[kunwind] %s\n' "$*" >&2; }

@@ -20,9 +20,13 @@ for h in /guest/*.sh; do
 	G "# hook ${h##*/}"
 	sh "$h" 2>&1 | sed 's/^/kuw-guest: /'
 done
-for m in $(ls -r $KUW_MODDIR/kunit/*.ko 2>/dev/null); do
-	m=${m##*/}
-	check "rmmod ${m%.ko}" rmmod "${m%.ko}"
+# Unload in the reverse order of loading.
+rev=
+for m in $KUW_MODDIR/kunit/*.ko; do
+	[ -f "$m" ] && m=${m##*/} && rev="${m%.ko} $rev"
+done
+for m in $rev; do
+	check "rmmod $m" rmmod "$m"
 done
 check "rmmod kunwind" rmmod kunwind
 finish

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest side, sourced by every /init of the test bed (busybox sh).
 # Lines the host parses are prefixed "kuw-guest: " so that they stand out
@@ -33,7 +34,7 @@ check() {
 # The guest ends itself: reboot -f with QEMU's -no-reboot (poweroff -f
 # hangs at "System halted" without ACPI).
 finish() {
-	G done
+	G "done"
 	sync
 	reboot -f
 	sleep 10

@@ -19,12 +19,14 @@ fi
 
 G "section rules"
 if [ -e $D/rules ]; then
-	for f in demo_depth5 demo_depth3 demo_depth1 vfs_read; do
+	# Entry, the faulting pc, a body pc from both table kinds, and vmlinux.
+	for f in demo_depth5 demo_depth5+0x3b "demo_depth2+0x20 eh_frame" \
+		"demo_depth2+0x20 sframe" vfs_read+0x10; do
 		echo "\$ echo $f > $D/rules; cat $D/rules" | out
-		if echo $f 2>&1 >$D/rules; then
+		if echo "$f" >$D/rules 2>/tmp/err; then
 			cat $D/rules 2>&1 | out
 		else
-			echo "(write refused)" | out
+			echo "(write refused: $(cat /tmp/err))" | out
 		fi
 	done
 else

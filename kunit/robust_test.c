@@ -19,7 +19,8 @@
  *                   random words on this kthread's stack, preemptible,
  *                   with preemption disabled and with interrupts disabled
  *                   by turns: each must end within KUNWIND_MAX_FRAMES with
- *                   a named stop reason.
+ *                   a named stop reason ("rejected": stopped by an error,
+ *                   not at the end of the stack).
  *  storm            not a KUnit case: writing 1 to the module parameter
  *                   "storm" starts a kthread that unwinds every task over
  *                   and over (scripts/guest/robust_storm.sh loads and

@@ -50,9 +50,11 @@ void kuw_cfi_reset(struct kuw_cfi *x)
 	s->cfa_off = 0;
 	s->cfa_expr = 0;
 	s->live = 0;
+	s->colh = 0;
 	for (i = 0; i < KUW_MAX_REGS; i++) {
 		s->col[i].kind = KUW_R_SAME;
 		s->col[i].src = 0;
+		s->col[i].pad = 0;
 		s->col[i].off = 0;
 	}
 	x->depth = 0;
@@ -126,34 +128,78 @@ static bool cfi_same(const struct kuw_cfi *x, const struct kuw_cfi_state *a,
 	/* columns outside the masks are "same value" in both */
 	if (a->live != b->live)
 		return false;
+	/* live only has tracked columns (cfi_set()), each one u64 */
 	for (live = a->live; live; live &= live - 1) {
-		const struct kuw_cfi_col *p, *q;
+		u64 p, q;
 
 		i = __builtin_ctzll(live);
-		if (i >= x->nregs)
-			break;
-		p = &a->col[i];
-		q = &b->col[i];
-
-		if (p->kind != q->kind)
-			return false;
-		if (p->kind == KUW_R_REG ? p->src != q->src :
-		    p->kind != KUW_R_SAME && p->kind != KUW_R_UNDEF &&
-		    p->off != q->off)
+		memcpy(&p, &a->col[i], sizeof(p));
+		memcpy(&q, &b->col[i], sizeof(q));
+		if (p != q)
 			return false;
 	}
 	return true;
 }
 
+/* A column's share of kuw_cfi_state.colh. */
+static u64 cfi_colh(u64 reg, const struct kuw_cfi_col *c)
+{
+	return (c->kind | (u64)c->src << 8 | reg << 16 |
+		(u64)(u32)c->off << 32) * 0x9e3779b97f4a7c15ULL;
+}
+
+/*
+ * Hash of a state: equal (cfi_same()) states of one CIE hash the same.
+ * O(1): the columns' part is kept up to date by cfi_set()/cfi_restore().
+ */
+static u32 cfi_hash(const struct kuw_cfi *x, const struct kuw_cfi_state *s)
+{
+	u64 h = s->colh, cfa;
+
+	cfa = s->cfa_kind | (u64)s->mangled_ra << 8 |
+	      (u64)x->cie.signal << 16;
+	if (s->cfa_kind == KUW_CFA_EXPR)
+		cfa |= (u64)(u32)s->cfa_expr << 32;
+	else
+		cfa |= (u64)s->cfa_reg << 24 | (u64)(u32)s->cfa_off << 32;
+	h ^= cfa * 0xff51afd7ed558ccdULL;
+	h ^= (s->live + 0x632be59bd9b4e019ULL) * 0xc4ceb9fe1a85ec53ULL;
+	return (u32)(h ^ (h >> 32));
+}
+
+/* Keep @s in cache entry @e: the fields cfi_same() reads. */
+static void cfi_rc_keep(struct kuw_cfi *x, struct kuw_cfi_rc *e,
+			const struct kuw_cfi_state *s)
+{
+	struct kuw_cfi_state *l = &e->st;
+	u64 live;
+
+	l->cfa_kind = s->cfa_kind;
+	l->cfa_reg = s->cfa_reg;
+	l->mangled_ra = s->mangled_ra;
+	l->cfa_off = s->cfa_off;
+	l->cfa_expr = s->cfa_expr;
+	l->live = s->live;
+	for (live = s->live; live; live &= live - 1) {
+		u32 i = __builtin_ctzll(live);
+
+		l->col[i] = s->col[i];
+	}
+	e->signal = x->cie.signal;
+}
+
 static int cfi_emit(struct kuw_cfi *x, struct cfi_run *r)
 {
 	const struct kuw_cfi_state *s = &x->cur;
-	int ret;
+	struct kuw_cfi_rc *e;
+	u32 h;
 
 	if (x->loc >= x->end)
 		return 0;
 	r->dirty = false;
-	if (r->any_row && cfi_same(x, s, &x->last))
+	h = cfi_hash(x, s);
+	if (r->any_row && h == x->last_hash &&
+	    cfi_same(x, s, &x->rc[x->last].st))
 		return 0;
 	if (s->cfa_kind == CFI_CFA_UNSET) {
 		u8 ra = x->cie.ra;
@@ -165,12 +211,26 @@ static int cfi_emit(struct kuw_cfi *x, struct cfi_run *r)
 		return -KUW_E_TOOBIG;
 	x->nrows++;
 	r->any_row = true;
-	x->last = *s;
-	if (!r->sink || !r->sink->row)
+	/* the same rule as a row reported lately, or a new entry */
+	e = &x->rc[h & (KUW_CFI_RCACHE - 1)];
+	if (!e->id || e->hash != h || e->signal != x->cie.signal ||
+	    !cfi_same(x, s, &e->st)) {
+		if (x->last_id == 0xffffffffU)
+			return -KUW_E_TOOBIG;	/* ids must stay unique */
+		cfi_rc_keep(x, e, s);
+		kuw_cfi_to_rule(x, s, &e->rule);
+		e->hash = h;
+		e->id = ++x->last_id;
+	}
+	x->last = e - x->rc;
+	x->last_hash = h;
+	if (!r->sink)
 		return 0;
-	kuw_cfi_to_rule(x, s, &x->rule);
-	ret = r->sink->row(r->sink->ctx, x->loc, &x->rule);
-	return ret;
+	if (x->ext && x->ext->row_id)
+		return x->ext->row_id(r->sink->ctx, x->loc, &e->rule, e->id);
+	if (r->sink->row)
+		return r->sink->row(r->sink->ctx, x->loc, &e->rule);
+	return 0;
 }
 
 /* Move the location to @to, first reporting the row in force so far. */
@@ -287,13 +347,17 @@ static void cfi_set(struct kuw_cfi *x, u64 reg, u8 kind, u8 src, s32 off)
 	if (reg >= x->nregs)
 		return;
 	c = &x->cur.col[reg];
+	if (x->cur.live & (1ULL << reg))
+		x->cur.colh ^= cfi_colh(reg, c);
 	c->kind = kind;
 	c->src = src;
 	c->off = off;
-	if (kind == KUW_R_SAME)
+	if (kind == KUW_R_SAME) {
 		x->cur.live &= ~(1ULL << reg);
-	else
+	} else {
 		x->cur.live |= 1ULL << reg;
+		x->cur.colh ^= cfi_colh(reg, c);
+	}
 }
 
 static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
@@ -304,9 +368,13 @@ static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
 		cfi_set(x, reg, KUW_R_SAME, 0, 0);
 		return;
 	}
+	if (x->cur.live & (1ULL << reg))
+		x->cur.colh ^= cfi_colh(reg, &x->cur.col[reg]);
 	x->cur.col[reg] = x->init.col[reg];
 	x->cur.live = (x->cur.live & ~(1ULL << reg)) |
 		      (x->init.live & (1ULL << reg));
+	if (x->init.live & (1ULL << reg))
+		x->cur.colh ^= cfi_colh(reg, &x->cur.col[reg]);
 }
 
 /* Run one instruction at r->c.pos. */

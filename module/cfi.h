@@ -12,10 +12,14 @@
 #include "engine.h"
 #include "read.h"
 
-/* One register column while interpreting (KUW_R_* kind). */
+/*
+ * One register column while interpreting (KUW_R_* kind).  Fields a kind
+ * does not use are 0, and so is @pad: equal rules are equal u64 words.
+ */
 struct kuw_cfi_col {
 	u8 kind;
 	u8 src;		/* KUW_R_REG */
+	u16 pad;
 	s32 off;	/* OFFSET/VAL_OFFSET: bytes; EXPR/VAL_EXPR: section offset */
 };
 
@@ -27,6 +31,7 @@ struct kuw_cfi_state {
 	s32 cfa_off;		/* numeric offset, kept under an expression CFA */
 	s32 cfa_expr;		/* section offset of the CFA expression */
 	u64 live;		/* bit n: col[n] is not KUW_R_SAME */
+	u64 colh;		/* XOR of the live columns' hashes */
 	struct kuw_cfi_col col[KUW_MAX_REGS];
 };
 
@@ -41,6 +46,22 @@ struct kuw_cfi_cie {
 	u8 addr_size;
 };
 
+/*
+ * States reported lately, by hash: a state met again is reported under the
+ * same id (kuw_sink_ext.row_id) and rule without converting it.  Only the
+ * fields cfi_same() reads are kept in @st.
+ */
+#define KUW_CFI_RCACHE	256
+
+struct kuw_cfi_rc {
+	u32 id;			/* 0: empty */
+	u32 hash;
+	u8 signal;		/* of the CIE: part of the rule */
+	struct kuw_cfi_state st;
+	struct kuw_rule rule;
+};
+
+/* Zeroed before the first program (kuw_alloc() zeroes). */
 struct kuw_cfi {
 	/* Set by the caller once per walk. */
 	u8 arch;
@@ -48,6 +69,7 @@ struct kuw_cfi {
 	const char *secname;	/* for diagnostics */
 	const struct kuw_sec *sec;
 	struct kuw_ptr_base pb;	/* bases for set_loc (text, data) */
+	const struct kuw_sink_ext *ext;	/* may be NULL */
 
 	/* Per program. */
 	struct kuw_cfi_cie cie;
@@ -58,8 +80,12 @@ struct kuw_cfi {
 	u64 loc;		/* current location */
 	u64 end;		/* FDE end */
 	u32 nrows;		/* rows of the current FDE */
-	struct kuw_cfi_state last;	/* rules of the last row reported */
-	struct kuw_rule rule;	/* scratch for the sink */
+	u32 last;		/* rc[] slot of the last row reported */
+	u32 last_hash;
+
+	/* Per walk. */
+	u32 last_id;		/* ids handed out */
+	struct kuw_cfi_rc rc[KUW_CFI_RCACHE];
 };
 
 /* Reset @cur to "CFA undefined (rsp+0), every register same value". */
@@ -75,7 +101,8 @@ int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d);
  * Run an FDE's instructions in [@off, @end) of x->sec from x->init over
  * [@start, @fend), reporting rows to @sink (may be NULL) in increasing pc:
  * one at @start and one at each later location where the rules differ
- * from the previous row's.  Adds the rows to *@nrows.
+ * from the previous row's.  Adds the rows to *@nrows.  x->ext (may be
+ * NULL) is the walk's struct kuw_sink_ext.
  */
 int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
 		    const struct kuw_sink *sink, u32 *nrows,

@@ -425,6 +425,26 @@ int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
 		 const struct kuw_sink *sink, struct kuw_stats *st,
 		 struct kuw_diag *d)
 {
+	return kuw_ehf_walk_ext(o, s, debug, sink, NULL, st, d);
+}
+
+/**
+ * kuw_ehf_walk_ext() - kuw_ehf_walk() with extra sink callbacks
+ * @o: the object (arch, text range)
+ * @s: the section bytes and their run-time address
+ * @debug: false for .eh_frame, true for .debug_frame
+ * @sink: receives each FDE and its rows, or NULL to only check
+ * @ext: NULL, or @ext->row_id replaces @sink->row (see engine.h)
+ * @st: counts of CIEs, FDEs and rows (may be NULL)
+ * @d: where the first error was found (may be NULL)
+ *
+ * Return: as kuw_ehf_walk().
+ */
+int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
+		     bool debug, const struct kuw_sink *sink,
+		     const struct kuw_sink_ext *ext, struct kuw_stats *st,
+		     struct kuw_diag *d)
+{
 	struct kuw_stats lst = { 0 };
 	struct ehf_walk w;
 	struct kuw_cfi *x;
@@ -445,6 +465,7 @@ int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
 	x->secname = w.name;
 	x->sec = s;
 	x->pb = w.pb;
+	x->ext = ext;
 
 	while (off < s->size) {
 		if (s->size - off < 4) {

@@ -60,6 +60,10 @@ struct rows_build {
 	struct kuw_fde_info cur;
 	bool have_cur;
 
+	/* kuw_sink_ext.row_id: the walker's rule id -> rule index + 1 */
+	u32 *idmap;
+	u32 cap_idmap;
+
 	/* scratch for rows_canon(): not on the stack, which the kernel may
 	 * clear on every call (CONFIG_INIT_STACK_ALL_ZERO)
 	 */
@@ -392,21 +396,11 @@ static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
 	return 0;
 }
 
-static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
+/* A row of rule index @idx. */
+static int rows_put(struct rows_build *b, u64 pc, u32 idx)
 {
-	struct rows_build *b = ctx;
-	u32 idx;
 	int ret;
 
-	if (!b->have_cur)
-		return -KUW_E_BADLOC;
-	if (!rows_find(b, r, &idx)) {
-		ret = rows_canon(b, r, &b->canon);
-		if (!ret)
-			ret = rows_intern(b, &b->canon, &idx);
-		if (ret)
-			return ret;
-	}
 	if (!b->cur.pcmask)
 		return rows_add(b, pc, idx);
 	if (b->npend && pc <= b->pend[b->npend - 1].pc)
@@ -419,6 +413,57 @@ static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
 	b->pend[b->npend].rule = idx;
 	b->npend++;
 	return 0;
+}
+
+/* The index of walker rule @r in the pool, adding it if new. */
+static int rows_index(struct rows_build *b, const struct kuw_rule *r,
+		      u32 *idx)
+{
+	int ret;
+
+	if (rows_find(b, r, idx))
+		return 0;
+	ret = rows_canon(b, r, &b->canon);
+	if (!ret)
+		ret = rows_intern(b, &b->canon, idx);
+	return ret;
+}
+
+static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
+{
+	struct rows_build *b = ctx;
+	u32 idx;
+	int ret;
+
+	if (!b->have_cur)
+		return -KUW_E_BADLOC;
+	ret = rows_index(b, r, &idx);
+	return ret ? ret : rows_put(b, pc, idx);
+}
+
+/* A row whose rule the walker numbered: look each id up once. */
+static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
+			    u32 id)
+{
+	struct rows_build *b = ctx;
+	u32 idx;
+	int ret;
+
+	if (!b->have_cur)
+		return -KUW_E_BADLOC;
+	if (id < b->cap_idmap && b->idmap[id])
+		return rows_put(b, pc, b->idmap[id] - 1);
+	ret = rows_index(b, r, &idx);
+	if (ret)
+		return ret;
+	if (id < (1U << 24)) {	/* kuw_alloc() zeroes the new entries */
+		ret = rows_grow((void **)&b->idmap, &b->cap_idmap, id + 1,
+				sizeof(u32));
+		if (ret)
+			return ret;
+		b->idmap[id] = idx + 1;
+	}
+	return rows_put(b, pc, idx);
 }
 
 static int rows_cmp_fde(const void *a, const void *b)
@@ -496,6 +541,7 @@ static void rows_build_free(struct rows_build *b)
 	kuw_free(b->rule_off);
 	kuw_free(b->hash);
 	kuw_free(b->pend);
+	kuw_free(b->idmap);
 }
 
 static u32 rows_align4(u64 n)
@@ -725,6 +771,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 		    struct kuw_table **out, struct kuw_diag *d)
 {
 	struct kuw_sink sink = { rows_sink_fde, rows_sink_row, NULL };
+	struct kuw_sink_ext ext = { rows_sink_row_id };
 	struct kuw_stats st = { 0 };
 	struct rows_build b;
 	struct kuw_rule none;
@@ -762,8 +809,8 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	if (src == KUW_SRC_SFRAME)
 		ret = kuw_sfr_walk(o, s, &sink, &st, d);
 	else if (src == KUW_SRC_EH_FRAME || src == KUW_SRC_DEBUG_FRAME)
-		ret = kuw_ehf_walk(o, s, src == KUW_SRC_DEBUG_FRAME, &sink,
-				   &st, d);
+		ret = kuw_ehf_walk_ext(o, s, src == KUW_SRC_DEBUG_FRAME, &sink,
+				       &ext, &st, d);
 	else
 		ret = kuw_fail(d, "?", 0, KUW_E_INVAL);
 	if (!ret)

@@ -219,6 +219,21 @@ int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
 		 struct kuw_diag *d);
 
 /*
+ * kuw_ehf_walk() for a sink that also takes @row_id: when set, it is called
+ * instead of sink->row, with an @id that is non-zero and equal for two rows
+ * only when their rules are equal (within one walk; equal rules may still
+ * get different ids), so the sink can reuse what it made of @r before.
+ */
+struct kuw_sink_ext {
+	int (*row_id)(void *ctx, u64 pc, const struct kuw_rule *r, u32 id);
+};
+
+int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
+		     bool debug, const struct kuw_sink *sink,
+		     const struct kuw_sink_ext *ext, struct kuw_stats *st,
+		     struct kuw_diag *d);
+
+/*
  * Check .eh_frame_hdr against .eh_frame: version 1, table_enc
  * datarel|sdata4, sorted, every entry pointing at an FDE covering its start.
  * Returns 0 when the table can be used for lookup.

@@ -477,41 +477,74 @@ static int rows_cmp_fde(const void *a, const void *b)
 	return 0;
 }
 
-/* End of the ascending run of @a starting at @lo. */
-static u32 rows_run_end(const struct rows_fde *a, u32 lo, u32 n)
-{
-	u32 i = lo + 1;
-
-	while (i < n && rows_cmp_fde(&a[i - 1], &a[i]) <= 0)
-		i++;
-	return i;
-}
+/* At most this many piles in rows_sort_fdes(), else kuw_sort(). */
+#define ROWS_PILES	32
 
 /*
- * Sort the FDEs by start address: a natural merge sort, one pass when they
- * are in order already (SFrame), a few when they come in a few ascending
- * runs (.eh_frame of vmlinux: one per output text section).  Stable.
- * kuw_sort() (a heap sort in the kernel) if no scratch memory.
+ * Sort the FDEs by start address (then end).  They come as a few ascending
+ * sequences interleaved: vmlinux .eh_frame has 1337 ascending runs (each
+ * object file's .init.text FDEs follow its .text ones) but only 10 such
+ * sequences.  Deal each FDE onto the first pile whose last FDE does not
+ * sort after it (patience sorting), then merge the piles pairwise:
+ * log2(piles) passes.  Stable: of two equal FDEs the earlier one never
+ * lands on a later pile.  SFrame comes sorted: one pile, no pass.  More
+ * than ROWS_PILES piles, or no scratch memory: kuw_sort() (a heap sort in
+ * the kernel).
  */
 static void rows_sort_fdes(struct rows_build *b)
 {
-	struct rows_fde *a = b->fdes, *src, *dst, *tmp, *tmp2;
-	u32 n = b->nfdes, lo, mid, hi, i, j, k, nruns;
+	struct rows_fde *a = b->fdes, *src, *dst, *tmp;
+	u32 n = b->nfdes, last[ROWS_PILES], bound[ROWS_PILES + 1];
+	u32 np = 0, nr, i, j, k, p, r, lo, mid, hi;
+	u8 *pile;
 
-	if (n < 2 || rows_run_end(a, 0, n) == n)
+	if (n < 2)
 		return;
-	tmp = kuw_alloc((size_t)n * sizeof(*a));
-	if (!tmp) {
-		kuw_sort(a, n, sizeof(*a), rows_cmp_fde);
+	pile = kuw_alloc(n);
+	if (!pile)
+		goto heap;
+	for (i = 0; i < n; i++) {
+		for (p = 0; p < np && rows_cmp_fde(&a[last[p]], &a[i]) > 0; p++)
+			;
+		if (p == ROWS_PILES) {
+			kuw_free(pile);
+			goto heap;
+		}
+		if (p == np)
+			np++;
+		last[p] = i;
+		pile[i] = p;
+	}
+	if (np == 1) {
+		kuw_free(pile);
 		return;
 	}
-	src = a;
-	dst = tmp;
-	do {	/* each pass merges pairs of runs: at most log2(n) passes */
-		nruns = 0;
-		for (lo = 0; lo < n; lo = hi) {
-			mid = rows_run_end(src, lo, n);
-			hi = mid < n ? rows_run_end(src, mid, n) : n;
+	tmp = kuw_alloc((size_t)n * sizeof(*a));
+	if (!tmp) {
+		kuw_free(pile);
+		goto heap;
+	}
+	/* pile p goes to [bound[p], bound[p + 1]) of tmp, in order */
+	for (p = 0; p <= np; p++)
+		bound[p] = 0;
+	for (i = 0; i < n; i++)
+		bound[pile[i] + 1]++;
+	for (p = 0; p < np; p++) {
+		bound[p + 1] += bound[p];
+		last[p] = bound[p];
+	}
+	for (i = 0; i < n; i++)
+		tmp[last[pile[i]]++] = a[i];
+	kuw_free(pile);
+
+	src = tmp;
+	dst = a;
+	for (nr = np; nr > 1; nr = (nr + 1) / 2) {
+		/* merge runs 2r and 2r + 1 into run r (a lone last one: copied) */
+		for (r = 0; r < nr; r += 2) {
+			lo = bound[r];
+			mid = bound[r + 1];
+			hi = r + 2 <= nr ? bound[r + 2] : mid;
 			i = lo;
 			j = mid;
 			k = lo;
@@ -522,15 +555,22 @@ static void rows_sort_fdes(struct rows_build *b)
 				dst[k++] = src[i++];
 			while (j < hi)
 				dst[k++] = src[j++];
-			nruns++;
+			bound[r / 2] = lo;
 		}
-		tmp2 = src;
+		bound[(nr + 1) / 2] = n;
+		tmp = src;
 		src = dst;
-		dst = tmp2;
-	} while (nruns > 1);
-	if (src != a)
+		dst = tmp;
+	}
+	if (src != a) {
 		memcpy(a, src, (size_t)n * sizeof(*a));
-	kuw_free(tmp);
+		kuw_free(src);
+	} else {
+		kuw_free(dst);
+	}
+	return;
+heap:
+	kuw_sort(a, n, sizeof(*a), rows_cmp_fde);
 }
 
 static void rows_build_free(struct rows_build *b)

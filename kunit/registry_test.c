@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -160,6 +161,90 @@ static void kt_init_text_dropped(struct kunit *test)
 		KUNIT_EXPECT_STRNEQ(test, ri->owner, CHURN);
 }
 
+/* The answer at every pc of [start, end) from one source: row and rule. */
+static void kt_answers(unsigned long start, unsigned long end, u8 src,
+		       u64 *row, u32 *sum, struct kunwind_rule_info *ri)
+{
+	unsigned long pc;
+
+	for (pc = start; pc < end; pc++) {
+		u32 i = pc - start;
+
+		if (kunwind_rule_for_pc(pc, src, ri)) {
+			row[i] = 0;
+			sum[i] = 0;
+			continue;
+		}
+		row[i] = ri->row_pc;
+		sum[i] = jhash(&ri->rule, kuw_rule_size(&ri->rule), 0);
+	}
+}
+
+/*
+ * The sysfs path (modules loaded before kunwind) gives the same tables as
+ * the module_finalize kprobe: same FDEs and rows, and the same row and rule
+ * at every pc of the module's text, from .eh_frame and from .sframe.
+ */
+static void kt_sysfs_path_same_tables(struct kunit *test)
+{
+	struct kunwind_table_info a[4], b[4];
+	struct kunwind_rule_info *ri;
+	unsigned long start, end;
+	u64 *row[2][2];
+	u32 *sum[2][2], len;
+	int n, m, i, s, k, diff = 0;
+	static const u8 srcs[2] = { KUW_SRC_EH_FRAME, KUW_SRC_SFRAME };
+
+	if (!kt_can_churn(test))
+		kunit_skip(test, "no %s or insmod/rmmod in this guest", churn_ko);
+	ri = kunit_kzalloc(test, sizeof(*ri), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ri);
+	/* a fresh load: tables from the kprobe */
+	if (kunwind_tables_of(CHURN, NULL, 0))
+		KUNIT_ASSERT_EQ(test, kt_rmmod(), 0);
+	KUNIT_ASSERT_EQ(test, kt_insmod(), 0);
+	n = kunwind_tables_of(CHURN, a, ARRAY_SIZE(a));
+	KUNIT_ASSERT_EQ(test, n, 2);
+	start = a[0].text_start;
+	end = a[0].text_end;
+	len = end - start;
+	KUNIT_ASSERT_GT(test, len, 0U);
+	KUNIT_ASSERT_LE(test, len, 1U << 20);
+	for (k = 0; k < 2; k++) {
+		for (s = 0; s < 2; s++) {
+			row[k][s] = kunit_kcalloc(test, len, sizeof(u64),
+						  GFP_KERNEL);
+			sum[k][s] = kunit_kcalloc(test, len, sizeof(u32),
+						  GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, row[k][s]);
+			KUNIT_ASSERT_NOT_NULL(test, sum[k][s]);
+		}
+	}
+	for (s = 0; s < 2; s++)
+		kt_answers(start, end, srcs[s], row[0][s], sum[0][s], ri);
+
+	KUNIT_ASSERT_EQ(test, kunwind_reread_module(CHURN), 0);
+	m = kunwind_tables_of(CHURN, b, ARRAY_SIZE(b));
+	KUNIT_ASSERT_EQ(test, m, n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, b[i].src, a[i].src);
+		KUNIT_EXPECT_EQ(test, b[i].nfde, a[i].nfde);
+		KUNIT_EXPECT_EQ(test, b[i].nrows, a[i].nrows);
+		KUNIT_EXPECT_EQ(test, b[i].sec_addr, a[i].sec_addr);
+		/* sysfs gives an upper bound of the size */
+		KUNIT_EXPECT_GE(test, b[i].sec_size, a[i].sec_size);
+	}
+	for (s = 0; s < 2; s++)
+		kt_answers(start, end, srcs[s], row[1][s], sum[1][s], ri);
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < len; i++)
+			diff += row[0][s][i] != row[1][s][i] ||
+				sum[0][s][i] != sum[1][s][i];
+	KUNIT_EXPECT_EQ(test, diff, 0);
+	/* and the module had rows at all */
+	KUNIT_EXPECT_NE(test, row[0][0][0], 0ULL);
+}
+
 /* ---- unwinding while modules come and go ---- */
 
 static noinline int kt_reg_leaf(struct kuw_chain *c)
@@ -254,6 +339,7 @@ static void kt_unwind_while_churning(struct kunit *test)
 static struct kunit_case kt_reg_cases[] = {
 	KUNIT_CASE(kt_tables_follow_modules),
 	KUNIT_CASE(kt_init_text_dropped),
+	KUNIT_CASE(kt_sysfs_path_same_tables),
 	KUNIT_CASE(kt_unwind_while_churning),
 	{}
 };

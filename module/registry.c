@@ -742,6 +742,37 @@ static void kuw_del_mod(struct module *mod)
 	kuw_entry_free(e);
 }
 
+/**
+ * kunwind_reread_module() - rebuild a module's tables from sysfs
+ * @name: a loaded module's name
+ *
+ * Drops the module's tables and builds them again from
+ * /sys/module/<name>/sections, the path taken for modules loaded before
+ * kunwind (tests compare it with the kprobe path).  Process context; the
+ * module has no tables for a moment.
+ *
+ * Return: 0, -ENOENT when kunwind knows no such module, or -errno.
+ */
+int kunwind_reread_module(const char *name)
+{
+	struct module *mod = NULL;
+	struct kuw_entry *e;
+	int ret;
+
+	mutex_lock(&kuw_reg_mutex);
+	list_for_each_entry(e, &kuw_entries, list)
+		if (e->mod && !strcmp(e->name, name) && try_module_get(e->mod))
+			mod = e->mod;
+	mutex_unlock(&kuw_reg_mutex);
+	if (!mod)
+		return -ENOENT;
+	kuw_del_mod(mod);
+	ret = kuw_add_mod(mod, true);
+	module_put(mod);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kunwind_reread_module);
+
 static void kuw_mod_live(struct module *mod)
 {
 	struct kuw_entry *e;

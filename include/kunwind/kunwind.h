@@ -181,6 +181,7 @@ struct kunwind_table_info {
 int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
 		      int max);
 int kunwind_load_blob(const void *buf, size_t len);
+int kunwind_reread_module(const char *name);
 void kunwind_dump_stack(void);
 
 #endif /* KUNWIND_KUNWIND_H */

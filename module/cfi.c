@@ -269,7 +269,7 @@ static int cfi_delta(struct kuw_cfi *x, struct cfi_run *r, u64 delta)
  */
 static int cfi_reg(struct kuw_cfi *x, struct cfi_run *r, u64 *reg)
 {
-	int ret = kuw_rd_uleb(&r->c, reg);
+	int ret = kuw_rd_uleb1(&r->c, reg);
 
 	if (ret)
 		return ret;
@@ -300,7 +300,7 @@ static int cfi_fac(struct kuw_cfi *x, s64 v, s32 *out)
 static int cfi_ufac(struct kuw_cfi *x, struct cfi_run *r, bool neg, s32 *out)
 {
 	u64 u;
-	int ret = kuw_rd_uleb(&r->c, &u);
+	int ret = kuw_rd_uleb1(&r->c, &u);
 
 	if (ret)
 		return ret;
@@ -312,7 +312,7 @@ static int cfi_ufac(struct kuw_cfi *x, struct cfi_run *r, bool neg, s32 *out)
 static int cfi_sfac(struct kuw_cfi *x, struct cfi_run *r, s32 *out)
 {
 	s64 v;
-	int ret = kuw_rd_sleb(&r->c, &v);
+	int ret = kuw_rd_sleb1(&r->c, &v);
 
 	if (ret)
 		return ret;
@@ -325,7 +325,7 @@ static int cfi_block(struct kuw_cfi *x, struct cfi_run *r, s32 *off)
 	u64 start = r->c.pos, len;
 	int ret;
 
-	ret = kuw_rd_uleb(&r->c, &len);
+	ret = kuw_rd_uleb1(&r->c, &len);
 	if (ret)
 		return ret;
 	if (len > kuw_cur_left(&r->c))
@@ -503,7 +503,7 @@ static int cfi_step(struct kuw_cfi *x, struct cfi_run *r)
 	case KUW_DW_CFA_def_cfa:
 		ret = cfi_tracked(x, r, &reg);
 		if (!ret)
-			ret = kuw_rd_uleb(&r->c, &u);
+			ret = kuw_rd_uleb1(&r->c, &u);
 		if (ret)
 			return ret;
 		if (u > CFI_S32_MAX)
@@ -530,7 +530,7 @@ static int cfi_step(struct kuw_cfi *x, struct cfi_run *r)
 		s->cfa_reg = (u8)reg;
 		return 0;
 	case KUW_DW_CFA_def_cfa_offset:
-		ret = kuw_rd_uleb(&r->c, &u);
+		ret = kuw_rd_uleb1(&r->c, &u);
 		if (ret)
 			return ret;
 		if (u > CFI_S32_MAX)
@@ -560,7 +560,7 @@ static int cfi_step(struct kuw_cfi *x, struct cfi_run *r)
 		return ret;
 	case KUW_DW_CFA_GNU_args_size:
 		r->dirty = was;
-		return kuw_rd_uleb(&r->c, &u);
+		return kuw_rd_uleb1(&r->c, &u);
 	case KUW_DW_CFA_AARCH64_negate_ra_state:
 		if (x->arch != KUW_ARCH_ARM64)
 			return -KUW_E_BADOP;

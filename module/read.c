@@ -167,6 +167,17 @@ int kuw_rd_ptr(struct kuw_cur *c, u8 enc, const struct kuw_ptr_base *b,
 
 	if (indirect)
 		*indirect = false;
+	/* .eh_frame's usual encoding, valid with any base: no checks */
+	if (enc == (KUW_DW_EH_PE_pcrel | KUW_DW_EH_PE_sdata4) &&
+	    kuw_cur_left(c) >= 4) {
+		const u8 *p = c->data + c->pos;
+		s32 x = (s32)((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 |
+			      (u32)p[3] << 24);
+
+		c->pos += 4;
+		*v = type_only ? (u64)(s64)x : field + (u64)(s64)x;
+		return 0;
+	}
 	if (enc == KUW_DW_EH_PE_omit) {
 		*v = 0;
 		return 0;

@@ -103,6 +103,28 @@ static inline int kuw_rd_u64(struct kuw_cur *c, u64 *v)
 int kuw_rd_uleb(struct kuw_cur *c, u64 *v);
 int kuw_rd_sleb(struct kuw_cur *c, s64 *v);
 
+/* kuw_rd_uleb() with the one-byte case inline (most CFA operands). */
+static inline int kuw_rd_uleb1(struct kuw_cur *c, u64 *v)
+{
+	if (c->pos < c->end && !(c->data[c->pos] & 0x80)) {
+		*v = c->data[c->pos++];
+		return 0;
+	}
+	return kuw_rd_uleb(c, v);
+}
+
+/* kuw_rd_sleb() with the one-byte case inline: bit 6 is the sign. */
+static inline int kuw_rd_sleb1(struct kuw_cur *c, s64 *v)
+{
+	if (c->pos < c->end && !(c->data[c->pos] & 0x80)) {
+		u8 b = c->data[c->pos++];
+
+		*v = b & 0x40 ? (s64)b - 0x80 : (s64)b;
+		return 0;
+	}
+	return kuw_rd_sleb(c, v);
+}
+
 /*
  * A NUL-terminated string inside the cursor (augmentation): *s points at
  * it, *len is its length without the NUL.  -KUW_E_TRUNC without NUL.

@@ -295,7 +295,7 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 	return 0;
 }
 
-static int rows_add(struct rows_build *b, u64 pc, u32 rule)
+static inline int rows_add(struct rows_build *b, u64 pc, u32 rule)
 {
 	struct rows_fde *f = &b->fdes[b->nfdes - 1];
 	struct rows_row *last;
@@ -620,7 +620,7 @@ static u32 rows_block_shift(const struct rows_build *b, u64 span, u32 nrows)
  */
 static int rows_layout(struct rows_build *b, struct kuw_table **out)
 {
-	u32 nfde = 0, nrows = 0, i, j, k, nblocks, shift, pshift, npages;
+	u32 nfde = 0, nrows = 0, i, j, k, nblocks, shift, pshift, npages, prev;
 	const char *owner = b->obj->owner ? b->obj->owner : "?";
 	u32 owner_len = strlen(owner) + 1;
 	u64 base, span, off, sz_pc, sz_rule, sz_roff, sz_block, sz_page;
@@ -726,8 +726,12 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	t->owner = (const char *)(mem + off);
 	memcpy(roff, b->rule_off, (size_t)b->nrules * 4);
 
-	/* rows: each FDE's rows then its end marker, merging equal neighbours */
+	/*
+	 * rows: each FDE's rows then its end marker, merging equal neighbours
+	 * (prev: the rule of row k - 1, ~0 before the first)
+	 */
 	k = 0;
+	prev = ~0u;
 	for (i = 0; i < b->nfdes; i++) {
 		const struct rows_fde *f = &b->fdes[i];
 
@@ -735,7 +739,6 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 			continue;
 		for (j = 0; j < f->nrows; j++) {
 			const struct rows_row *r = &b->rows[f->first + j];
-			u32 prev = k ? (wide ? r32[k - 1] : r16[k - 1]) : ~0u;
 			u32 o = r->pc - base;
 
 			if (k && pc[k - 1] == o) {
@@ -749,6 +752,7 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 				r32[k] = r->rule;
 			else
 				r16[k] = r->rule;
+			prev = r->rule;
 			k++;
 		}
 		pc[k] = f->end - base;
@@ -756,6 +760,7 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 			r32[k] = KUW_RULE_NONE;
 		else
 			r16[k] = KUW_RULE_NONE;
+		prev = KUW_RULE_NONE;
 		k++;
 	}
 	nrows = k;

@@ -60,16 +60,16 @@ bench-host: $(B)/kunwind-dump
 	B=$(B) tests/bench-host.sh
 
 check:
-	scripts/check.sh
+	@scripts/check.sh
 
 demo:
-	scripts/demo.sh
+	@scripts/demo.sh
 
 check-stock:
-	scripts/check-stock.sh
+	@scripts/check-stock.sh
 
 bench:
-	scripts/bench.sh
+	@scripts/bench.sh
 
 clean:
 	rm -rf $(B)

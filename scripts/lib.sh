@@ -16,7 +16,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
+CACHE=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/kunwind}
 KCONFIG=${KCONFIG:-base}
 if [ -z "${JOBS:-}" ]; then
 	JOBS=$(nproc)

@@ -11,7 +11,7 @@
 #                   lockdep, atomic-sleep checks...).
 #   KUNWIND_ACCEL   force QEMU accelerator: "kvm" or "tcg" (default: probe).
 #   KUNWIND_TIMEOUT guest timeout in seconds.
-#   JOBS            make -j for the kernel build (default: min(nproc, 2)).
+#   JOBS            make -j for the kernel build (default: nproc, at least 2).
 
 set -euo pipefail
 

@@ -1016,7 +1016,7 @@ static noinline void robust_garbage_loop(struct robust_garbage *g)
 		src = grnd(g, 16);
 		src = src == 0 ? KUW_SRC_DEBUG_FRAME : src < 6 ? KUW_SRC_EH_FRAME :
 		      src < 11 ? KUW_SRC_SFRAME : KUNWIND_SRC_ANY;
-		if (!garbage_orc || i % garbage_orc)
+		if (!garbage_orc || i % max(garbage_orc, 1U))
 			src |= KUNWIND_NO_ORC;
 
 		/* kunwind is safe in any context: try three */

@@ -38,7 +38,8 @@ die() { printf '[kunwind] error: %s\n' "$*" >&2; exit 1; }
 # (root only); otherwise we stop and say what is missing.
 KUW_PKGS="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison
 libelf-dev libssl-dev dwarves cpio xz-utils kmod make rsync python3 ccache
-gcc libc6-dev binutils patch git"
+gcc libc6-dev binutils patch git binutils-aarch64-linux-gnu clang lld llvm
+libclang-rt-14-dev"
 
 kuw_have_pkg() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"

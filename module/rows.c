@@ -474,6 +474,9 @@ static int rows_cmp_fde(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
+	/* one order whatever the sort: the later one is the overlap found */
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
 	return 0;
 }
 
@@ -486,10 +489,10 @@ static int rows_cmp_fde(const void *a, const void *b)
  * object file's .init.text FDEs follow its .text ones) but only 10 such
  * sequences.  Deal each FDE onto the first pile whose last FDE does not
  * sort after it (patience sorting), then merge the piles pairwise:
- * log2(piles) passes.  Stable: of two equal FDEs the earlier one never
- * lands on a later pile.  SFrame comes sorted: one pile, no pass.  More
- * than ROWS_PILES piles, or no scratch memory: kuw_sort() (a heap sort in
- * the kernel).
+ * log2(piles) passes.  No two FDEs compare equal (their offsets differ), so
+ * any correct sort gives the same order.  SFrame comes sorted: one pile, no
+ * pass.  More than ROWS_PILES piles, or no scratch memory: kuw_sort() (a
+ * heap sort in the kernel).
  */
 static void rows_sort_fdes(struct rows_build *b)
 {
@@ -852,7 +855,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	}
 
 	if (src == KUW_SRC_SFRAME)
-		ret = kuw_sfr_walk(o, s, &sink, &st, d);
+		ret = kuw_sfr_walk_ext(o, s, &sink, &ext, &st, d);
 	else if (src == KUW_SRC_EH_FRAME || src == KUW_SRC_DEBUG_FRAME)
 		ret = kuw_ehf_walk_ext(o, s, src == KUW_SRC_DEBUG_FRAME, &sink,
 				       &ext, &st, d);

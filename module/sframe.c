@@ -331,6 +331,46 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
 	return 0;
 }
 
+/* Rules reported lately (kuw_sink_ext.row_id): bytes of the rule -> id. */
+#define SFR_IDS		256
+
+struct sfr_id {
+	u32 id;			/* 0: empty */
+	u64 w[3];		/* the rule's kuw_rule_size() bytes, 0-padded */
+};
+
+struct sfr_ids {
+	u32 last_id;
+	struct sfr_id e[SFR_IDS];
+};
+
+/* Report @r at @pc to ext->row_id under the id of its bytes. */
+static int sfr_row_id(struct sfr_ids *ids, const struct kuw_sink *sink,
+		      const struct kuw_sink_ext *ext, u64 pc,
+		      const struct kuw_rule *r)
+{
+	u64 w[3] = { 0, 0, 0 };
+	u32 size = kuw_rule_size(r), h;
+	struct sfr_id *e;
+
+	if (size > sizeof(w))	/* never: at most FP and RA */
+		return sink->row ? sink->row(sink->ctx, pc, r) : 0;
+	memcpy(w, r, size);
+	h = (u32)(((w[0] * 0x9e3779b97f4a7c15ULL) ^
+		   (w[1] * 0xc4ceb9fe1a85ec53ULL) ^
+		   (w[2] * 0xff51afd7ed558ccdULL)) >> 32);
+	e = &ids->e[h % SFR_IDS];
+	if (!e->id || e->w[0] != w[0] || e->w[1] != w[1] || e->w[2] != w[2]) {
+		if (ids->last_id == 0xffffffffU)
+			return -KUW_E_TOOBIG;	/* ids must stay unique */
+		e->w[0] = w[0];
+		e->w[1] = w[1];
+		e->w[2] = w[2];
+		e->id = ++ids->last_id;
+	}
+	return ext->row_id(sink->ctx, pc, r, e->id);
+}
+
 /**
  * kuw_sfr_walk() - parse and validate one .sframe section
  * @o: the object (arch, flags, text range)
@@ -351,6 +391,26 @@ int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 		 const struct kuw_sink *sink, struct kuw_stats *st,
 		 struct kuw_diag *d)
 {
+	return kuw_sfr_walk_ext(o, s, sink, NULL, st, d);
+}
+
+/**
+ * kuw_sfr_walk_ext() - kuw_sfr_walk() with extra sink callbacks
+ * @o: the object (arch, flags)
+ * @s: the section
+ * @sink: receives each FDE and its rows, or NULL to only check
+ * @ext: NULL, or @ext->row_id replaces @sink->row (see engine.h)
+ * @st: counts of FDEs and rows (may be NULL)
+ * @d: where the first error was found (may be NULL)
+ *
+ * Return: as kuw_sfr_walk().
+ */
+int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
+		     const struct kuw_sink *sink,
+		     const struct kuw_sink_ext *ext, struct kuw_stats *st,
+		     struct kuw_diag *d)
+{
+	struct sfr_ids *ids = NULL;
 	struct sfr_hdr h;
 	struct sfr_fde f;
 	struct kuw_fde_info fi;
@@ -365,15 +425,22 @@ int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 	if (err)
 		return err;
 	lim = h.fre_base + h.fre_len;
+	if (sink && ext && ext->row_id) {
+		ids = kuw_alloc(sizeof(*ids));
+		if (!ids)
+			return kuw_fail(d, SFR_SEC, 0, KUW_E_NOMEM);
+	}
 
 	for (i = 0; i < h.num_fdes; i++) {
 		err = sfr_read_fde(o, s, &h, i, &f, d);
 		if (err)
-			return err;
+			goto out;
 		total += f.num_fres;
-		if (total > h.num_fres)
-			return kuw_fail(d, SFR_SEC, f.off + KUW_SFDE_NUM_FRES,
-					KUW_E_BADLEN);
+		if (total > h.num_fres) {
+			err = kuw_fail(d, SFR_SEC, f.off + KUW_SFDE_NUM_FRES,
+				       KUW_E_BADLEN);
+			goto out;
+		}
 		if (sink && sink->fde) {
 			fi.start = f.start;
 			fi.end = f.start + f.size;
@@ -383,7 +450,7 @@ int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 			fi.pcmask = f.pcmask;
 			err = sink->fde(sink->ctx, &fi);
 			if (err)
-				return err;
+				goto out;
 		}
 		if (st)
 			st->nfde++;
@@ -391,33 +458,40 @@ int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 		pos = h.fre_base + f.fre_off;
 		prev = 0;
 		for (j = 0; j < f.num_fres; j++) {
-			u64 at = pos;
+			u64 at = pos, pc;
 
 			err = sfr_read_fre(s, &h, &f, &pos, lim, &fre_start,
 					   &r, d);
 			if (err)
-				return err;
-			if (j && fre_start <= prev)
-				return kuw_fail(d, SFR_SEC, at, KUW_E_UNSORTED);
+				goto out;
+			if (j && fre_start <= prev) {
+				err = kuw_fail(d, SFR_SEC, at, KUW_E_UNSORTED);
+				goto out;
+			}
 			prev = fre_start;
 			/* A zero-size function may carry one FRE at 0. */
 			if (f.pcmask ? fre_start >= f.pcmask :
 			    (fre_start >= f.size &&
-			     (f.size || fre_start)))
-				return kuw_fail(d, SFR_SEC, at, KUW_E_BADLOC);
+			     (f.size || fre_start))) {
+				err = kuw_fail(d, SFR_SEC, at, KUW_E_BADLOC);
+				goto out;
+			}
 			if (!f.size)
 				continue;
-			if (sink && sink->row) {
-				err = sink->row(sink->ctx, f.pcmask ? fre_start :
-						f.start + fre_start, &r);
-				if (err)
-					return err;
-			}
+			pc = f.pcmask ? fre_start : f.start + fre_start;
+			if (ids)
+				err = sfr_row_id(ids, sink, ext, pc, &r);
+			else if (sink && sink->row)
+				err = sink->row(sink->ctx, pc, &r);
+			if (err)
+				goto out;
 			if (st)
 				st->nrows++;
 		}
 	}
 	if (total != h.num_fres)
-		return kuw_fail(d, SFR_SEC, KUW_SFH_NUM_FRES, KUW_E_BADLEN);
-	return 0;
+		err = kuw_fail(d, SFR_SEC, KUW_SFH_NUM_FRES, KUW_E_BADLEN);
+out:
+	kuw_free(ids);
+	return err;
 }

@@ -246,6 +246,12 @@ int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 		 const struct kuw_sink *sink, struct kuw_stats *st,
 		 struct kuw_diag *d);
 
+/* kuw_sfr_walk() with @ext->row_id, as kuw_ehf_walk_ext(). */
+int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
+		     const struct kuw_sink *sink,
+		     const struct kuw_sink_ext *ext, struct kuw_stats *st,
+		     struct kuw_diag *d);
+
 /*
  * DW_OP interpreter.  Evaluates @len bytes at @ops with @initial pushed first
  * when @push_initial (the CFA for register rules).  Register values come

@@ -823,6 +823,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	struct kuw_stats st = { 0 };
 	struct rows_build b;
 	struct kuw_rule none;
+	const struct rows_fde *prev;
 	u32 idx, i;
 	int ret;
 
@@ -871,15 +872,21 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	}
 
 	rows_sort_fdes(&b);
-	for (i = 1; i < b.nfdes; i++) {
-		const struct rows_fde *p = &b.fdes[i - 1], *f = &b.fdes[i];
+	/*
+	 * Each FDE against the last non-empty one before it, not just its
+	 * neighbour: an empty FDE between two overlapping ones must not hide
+	 * the overlap (rows_layout() relies on sorted, disjoint ranges).
+	 */
+	for (i = 0, prev = NULL; i < b.nfdes; i++) {
+		const struct rows_fde *f = &b.fdes[i];
 
-		if (f->start == f->end || p->start == p->end)
+		if (f->start == f->end)
 			continue;
-		if (f->start < p->end) {
+		if (prev && f->start < prev->end) {
 			ret = kuw_fail(d, b.secname, f->off, KUW_E_OVERLAP);
 			goto out;
 		}
+		prev = f;
 	}
 	ret = rows_layout(&b, out);
 	if (!ret) {

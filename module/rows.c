@@ -441,18 +441,13 @@ static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
 	return ret ? ret : rows_put(b, pc, idx);
 }
 
-/* A row whose rule the walker numbered: look each id up once. */
-static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
-			    u32 id)
+/* rows_sink_row_id() for an id not met yet. */
+static int rows_sink_new_id(struct rows_build *b, u64 pc,
+			    const struct kuw_rule *r, u32 id)
 {
-	struct rows_build *b = ctx;
 	u32 idx;
 	int ret;
 
-	if (!b->have_cur)
-		return -KUW_E_BADLOC;
-	if (id < b->cap_idmap && b->idmap[id])
-		return rows_put(b, pc, b->idmap[id] - 1);
 	ret = rows_index(b, r, &idx);
 	if (ret)
 		return ret;
@@ -464,6 +459,19 @@ static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
 		b->idmap[id] = idx + 1;
 	}
 	return rows_put(b, pc, idx);
+}
+
+/* A row whose rule the walker numbered: look each id up once. */
+static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
+			    u32 id)
+{
+	struct rows_build *b = ctx;
+
+	if (!b->have_cur)
+		return -KUW_E_BADLOC;
+	if (id < b->cap_idmap && b->idmap[id])
+		return rows_put(b, pc, b->idmap[id] - 1);
+	return rows_sink_new_id(b, pc, r, id);
 }
 
 static int rows_cmp_fde(const void *a, const void *b)

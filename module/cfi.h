@@ -4,7 +4,8 @@
  * It runs a CIE's initial instructions, then an FDE's instructions, and
  * reports one row per location where the rules may have changed.  It
  * allocates nothing: all state lives in struct kuw_cfi, which the caller
- * provides (it is about 3 KB: allocate it, do not put it on a kernel stack).
+ * provides (about 150 KB with its cache of recent rules, KUW_CFI_RCACHE
+ * entries: allocate it zeroed, never on a kernel stack).
  */
 #ifndef KUNWIND_CFI_H
 #define KUNWIND_CFI_H

@@ -18,11 +18,13 @@
 #include "engine.h"
 #include "arch.h"
 
-/* Collected row before layout. */
+/*
+ * Collected row before layout: 8 bytes (the array is sized for the
+ * section before the walk, and the kernel zeroes what it allocates).
+ */
 struct rows_row {
-	u64 pc;
+	u32 off;	/* pc - its FDE's start; pending PCMASK: in the block */
 	u32 rule;
-	u32 fde;	/* index of the owning FDE, keeps sort stable */
 };
 
 struct rows_fde {
@@ -299,17 +301,19 @@ static inline int rows_add(struct rows_build *b, u64 pc, u32 rule)
 {
 	struct rows_fde *f = &b->fdes[b->nfdes - 1];
 	struct rows_row *last;
+	u64 off;
 	int ret;
 
 	if (pc < f->start || pc >= f->end)
 		return 0;	/* a row at the FDE's end covers nothing */
-	if (f->nrows >= KUW_CFI_MAX_ROWS)
-		return -KUW_E_TOOBIG;
+	off = pc - f->start;
+	if (f->nrows >= KUW_CFI_MAX_ROWS || off > 0xffffffffULL)
+		return -KUW_E_TOOBIG;	/* a table spans at most 4 GiB */
 	if (f->nrows) {
 		last = &b->rows[b->nrows - 1];
-		if (pc < last->pc)
+		if (off < last->off)
 			return -KUW_E_BADLOC;
-		if (pc == last->pc) {	/* a later row at the same pc wins */
+		if (off == last->off) {	/* a later row at the same pc wins */
 			last->rule = rule;
 			return 0;
 		}
@@ -322,9 +326,8 @@ static inline int rows_add(struct rows_build *b, u64 pc, u32 rule)
 		if (ret)
 			return ret;
 	}
-	b->rows[b->nrows].pc = pc;
+	b->rows[b->nrows].off = off;
 	b->rows[b->nrows].rule = rule;
-	b->rows[b->nrows].fde = b->nfdes - 1;
 	b->nrows++;
 	f->nrows++;
 	return 0;
@@ -347,8 +350,8 @@ static int rows_expand_pcmask(struct rows_build *b)
 	if (reps * b->npend > KUW_CFI_MAX_ROWS)
 		return -KUW_E_TOOBIG;
 	for (r = 0; r < reps; r++) {
-		for (i = 0; i < b->npend && b->pend[i].pc < rep; i++) {
-			ret = rows_add(b, f->start + r * rep + b->pend[i].pc,
+		for (i = 0; i < b->npend && b->pend[i].off < rep; i++) {
+			ret = rows_add(b, f->start + r * rep + b->pend[i].off,
 				       b->pend[i].rule);
 			if (ret)
 				return ret;
@@ -403,13 +406,14 @@ static int rows_put(struct rows_build *b, u64 pc, u32 idx)
 
 	if (!b->cur.pcmask)
 		return rows_add(b, pc, idx);
-	if (b->npend && pc <= b->pend[b->npend - 1].pc)
+	if (pc > 0xffffffffULL ||
+	    (b->npend && pc <= b->pend[b->npend - 1].off))
 		return -KUW_E_BADLOC;
 	ret = rows_grow((void **)&b->pend, &b->cap_pend, b->npend + 1,
 			sizeof(*b->pend));
 	if (ret)
 		return ret;
-	b->pend[b->npend].pc = pc;
+	b->pend[b->npend].off = pc;
 	b->pend[b->npend].rule = idx;
 	b->npend++;
 	return 0;
@@ -750,7 +754,7 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 			continue;
 		for (j = 0; j < f->nrows; j++) {
 			const struct rows_row *r = &b->rows[f->first + j];
-			u32 o = r->pc - base;
+			u32 o = f->start + r->off - base;
 
 			if (k && pc[k - 1] == o) {
 				k--;	/* an end marker where this FDE starts */

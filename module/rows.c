@@ -509,20 +509,23 @@ static int rows_cmp_fde(const void *a, const void *b)
 static void rows_sort_fdes(struct rows_build *b)
 {
 	struct rows_fde *a = b->fdes, *src, *dst, *tmp;
-	u32 n = b->nfdes, last[ROWS_PILES], bound[ROWS_PILES + 1];
-	u32 np = 0, nr, i, j, k, p, r, lo, mid, hi;
-	u8 *pile;
+	u32 n = b->nfdes, np = 0, nr, i, j, k, p, r, lo, mid, hi;
+	u32 *last, *bound;	/* [ROWS_PILES], [ROWS_PILES + 1] */
+	u8 *pile;		/* [n]: each FDE's pile */
 
 	if (n < 2)
 		return;
-	pile = kuw_alloc(n);
-	if (!pile)
+	/* not on the stack: kuw_table_build()'s frame is large already */
+	last = kuw_alloc((2 * ROWS_PILES + 1) * sizeof(u32) + n);
+	if (!last)
 		goto heap;
+	bound = last + ROWS_PILES;
+	pile = (u8 *)(bound + ROWS_PILES + 1);
 	for (i = 0; i < n; i++) {
 		for (p = 0; p < np && rows_cmp_fde(&a[last[p]], &a[i]) > 0; p++)
 			;
 		if (p == ROWS_PILES) {
-			kuw_free(pile);
+			kuw_free(last);
 			goto heap;
 		}
 		if (p == np)
@@ -531,12 +534,12 @@ static void rows_sort_fdes(struct rows_build *b)
 		pile[i] = p;
 	}
 	if (np == 1) {
-		kuw_free(pile);
+		kuw_free(last);
 		return;
 	}
 	tmp = kuw_alloc((size_t)n * sizeof(*a));
 	if (!tmp) {
-		kuw_free(pile);
+		kuw_free(last);
 		goto heap;
 	}
 	/* pile p goes to [bound[p], bound[p + 1]) of tmp, in order */
@@ -550,7 +553,6 @@ static void rows_sort_fdes(struct rows_build *b)
 	}
 	for (i = 0; i < n; i++)
 		tmp[last[pile[i]]++] = a[i];
-	kuw_free(pile);
 
 	src = tmp;
 	dst = a;
@@ -583,10 +585,14 @@ static void rows_sort_fdes(struct rows_build *b)
 	} else {
 		kuw_free(dst);
 	}
+	kuw_free(last);
 	return;
 heap:
 	kuw_sort(a, n, sizeof(*a), rows_cmp_fde);
 }
+
+/* Rule 0, KUW_RULE_NONE: all zero (static: the build's frame is large). */
+static const struct kuw_rule rows_none;
 
 static void rows_build_free(struct rows_build *b)
 {
@@ -834,7 +840,6 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	struct kuw_sink_ext ext = { rows_sink_row_id };
 	struct kuw_stats st = { 0 };
 	struct rows_build b;
-	struct kuw_rule none;
 	const struct rows_fde *prev;
 	u32 idx, i;
 	int ret;
@@ -860,8 +865,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	}
 
 	/* rule 0: no unwind info */
-	memset(&none, 0, sizeof(none));
-	ret = rows_intern(&b, &none, &idx);
+	ret = rows_intern(&b, &rows_none, &idx);
 	if (ret) {
 		ret = kuw_fail(d, b.secname, 0, -ret);
 		goto out;

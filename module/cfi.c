@@ -212,7 +212,7 @@ static int cfi_emit(struct kuw_cfi *x, struct cfi_run *r)
 	x->nrows++;
 	r->any_row = true;
 	/* the same rule as a row reported lately, or a new entry */
-	e = &x->rc[h & (KUW_CFI_RCACHE - 1)];
+	e = &x->rc[h & x->rc_mask];
 	if (!e->id || e->hash != h || e->signal != x->cie.signal ||
 	    !cfi_same(x, s, &e->st)) {
 		if (x->last_id == 0xffffffffU)
@@ -614,6 +614,10 @@ int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
 	x->cur = x->init;
 	x->depth = 0;
 	x->loc = start;
+	if (!x->rc) {
+		x->rc = &x->rc1;
+		x->rc_mask = 0;
+	}
 	x->end = fend;
 	x->nrows = 0;
 	kuw_cur_init(&r.c, x->sec->data, end, x->sec->addr);

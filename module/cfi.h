@@ -4,8 +4,8 @@
  * It runs a CIE's initial instructions, then an FDE's instructions, and
  * reports one row per location where the rules may have changed.  It
  * allocates nothing: all state lives in struct kuw_cfi, which the caller
- * provides (about 150 KB with its cache of recent rules, KUW_CFI_RCACHE
- * entries: allocate it zeroed, never on a kernel stack).
+ * provides (about 4 KB: allocate it zeroed, never on a kernel stack), with
+ * an optional larger cache of recent rules (kuw_cfi.rc).
  */
 #ifndef KUNWIND_CFI_H
 #define KUNWIND_CFI_H
@@ -50,9 +50,10 @@ struct kuw_cfi_cie {
 /*
  * States reported lately, by hash: a state met again is reported under the
  * same id (kuw_sink_ext.row_id) and rule without converting it.  Only the
- * fields cfi_same() reads are kept in @st.
+ * fields cfi_same() reads are kept in @st.  An entry is about 600 bytes,
+ * which the kernel zeroes: kuw_cfi_rc_size() sizes the cache by section.
  */
-#define KUW_CFI_RCACHE	256
+#define KUW_CFI_RCACHE	256	/* most entries (a power of two) */
 
 struct kuw_cfi_rc {
 	u32 id;			/* 0: empty */
@@ -86,8 +87,20 @@ struct kuw_cfi {
 
 	/* Per walk. */
 	u32 last_id;		/* ids handed out */
-	struct kuw_cfi_rc rc[KUW_CFI_RCACHE];
+	u32 rc_mask;		/* entries in rc - 1 (a power of two - 1) */
+	struct kuw_cfi_rc *rc;	/* zeroed by the caller; NULL: &rc1 */
+	struct kuw_cfi_rc rc1;
 };
+
+/* Entries of kuw_cfi.rc worth zeroing for a section of @size bytes. */
+static inline u32 kuw_cfi_rc_size(u64 size)
+{
+	u32 n = 16;
+
+	while (n < KUW_CFI_RCACHE && n < size / 256)
+		n *= 2;
+	return n;
+}
 
 /* Reset @cur to "CFA undefined (rsp+0), every register same value". */
 void kuw_cfi_reset(struct kuw_cfi *x);

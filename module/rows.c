@@ -749,7 +749,10 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 
 	/*
 	 * rows: each FDE's rows then its end marker, merging equal neighbours
-	 * (prev: the rule of row k - 1, ~0 before the first)
+	 * inside an FDE (prev: the rule of row k - 1, ~0 before the first).
+	 * An FDE's first row is always kept, even when it repeats the rule of
+	 * the FDE before it: the row a pc is reported under (debugfs rules,
+	 * kunwind-dump rules) then always starts inside that pc's function.
 	 */
 	k = 0;
 	prev = ~0u;
@@ -762,9 +765,10 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 			const struct rows_row *r = &b->rows[f->first + j];
 			u32 o = f->start + r->off - base;
 
-			if (k && pc[k - 1] == o) {
-				k--;	/* an end marker where this FDE starts */
-				prev = k ? (wide ? r32[k - 1] : r16[k - 1]) : ~0u;
+			if (!j) {
+				if (k && pc[k - 1] == o)
+					k--;	/* end marker where this starts */
+				prev = ~0u;
 			}
 			if (prev == r->rule)
 				continue;

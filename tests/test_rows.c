@@ -162,6 +162,21 @@ static u32 tr_check(const char *path, const char *secname, int src)
 			checked++;
 		}
 	}
+	/* a pc is reported under a row that starts inside its own FDE */
+	for (i = 0; i < w.nfde; i++) {
+		const struct kuw_rule *r;
+		u64 row_pc = 0;
+
+		if (w.fde[i].start == w.fde[i].end || !w.fde[i].n)
+			continue;
+		KT_EXPECT_EQ(kuw_table_lookup(t, w.fde[i].start, &r, &row_pc), 0);
+		if (row_pc != w.fde[i].start) {
+			kt_fail(__FILE__, __LINE__,
+				"%s: FDE at 0x%llx reported under row 0x%llx",
+				path, w.fde[i].start, row_pc);
+			break;
+		}
+	}
 	/* gaps between FDEs (and before the first, after the last): no info */
 	qsort(w.fde, w.nfde, sizeof(*w.fde), tr_cmp_fde);
 	for (i = 0; i + 1 < w.nfde; i++) {

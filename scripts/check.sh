@@ -4,7 +4,8 @@
 # make check: the project's test command.
 #
 #  1. install missing Debian packages (root; apt-get update first)
-#  2. host tests (`make test-host`), counting their "N passed, N failed" lines
+#  2. host tests (`make test-host`), counting their "N passed, N failed" lines,
+#     and a short fuzz pass (`make fuzz`, KUNWIND_FUZZ_SECONDS each target)
 #  3. build or reuse the test kernel (scripts/build-kernel.sh, cached)
 #  4. build kunwind.ko and the test modules (kunit/) against it, out of tree
 #  5. boot it in QEMU (-smp 2) with a busybox initramfs whose /init
@@ -49,6 +50,27 @@ if [ "$hrc" != 0 ] && [ "$hf" = 0 ]; then
 	hf=$((hf + 1))
 fi
 stamp "host: $hp passed, $hf failed, $hs skipped"
+
+# --- a short fuzz pass (issue: CI runs one): each target counts as a test ---
+fsec=${KUNWIND_FUZZ_SECONDS:-5}
+if [ "$fsec" != 0 ]; then
+	stamp "fuzz: make fuzz FUZZ_SECONDS=$fsec (KUNWIND_FUZZ_SECONDS=0 skips)"
+	set +e
+	make -C "$REPO" --no-print-directory B="$WORK/host" \
+		FUZZ_SECONDS="$fsec" fuzz 2>&1 | tee "$LOGDIR/fuzz-last.log"
+	frc=${PIPESTATUS[0]}
+	set -e
+	fp=$(grep -c -E '^fuzz fuzz_[a-z0-9_]+: [0-9]+ execs in .* 0 findings$' \
+		"$LOGDIR/fuzz-last.log" || true)
+	ff=$(grep -c -E '^fuzz fuzz_[a-z0-9_]+: (FINDING|build failed|regression)' \
+		"$LOGDIR/fuzz-last.log" || true)
+	if [ "$frc" != 0 ] && [ "$ff" = 0 ]; then
+		log "make fuzz failed (exit $frc) without naming a target"
+		ff=1
+	fi
+	hp=$((hp + fp)) hf=$((hf + ff))
+	stamp "fuzz: $fp targets clean, $ff failed"
+fi
 
 # --- test kernel and modules -------------------------------------------
 KDIR=$("$REPO/scripts/build-kernel.sh")

@@ -37,11 +37,11 @@
  */
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/atomic.h>
 #include <linux/elf.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <asm/pgtable.h>
@@ -429,9 +429,35 @@ struct kuw_pending {
 	u64 init_lo, init_hi;	/* where freed init text was (sysfs) */
 };
 
+/*
+ * The kprobe handler runs in int3 context (NMI-like for lockdep), so the
+ * slots take no lock: a slot is claimed by moving its state FREE or READY
+ * -> BUSY with cmpxchg, written or read, then released (READY or FREE).
+ */
+enum { KUW_SLOT_FREE, KUW_SLOT_BUSY, KUW_SLOT_READY };
+
 static struct kuw_pending kuw_pend[KUW_PENDING];
-static unsigned int kuw_pend_next;
-static DEFINE_SPINLOCK(kuw_pend_lock);
+static atomic_t kuw_pend_state[KUW_PENDING];
+static atomic_t kuw_pend_next;
+
+/* Claim a READY slot holding @mod; returns the slot or -1. */
+static int kuw_pend_claim(struct module *mod)
+{
+	int i;
+
+	for (i = 0; i < KUW_PENDING; i++) {
+		if (atomic_read_acquire(&kuw_pend_state[i]) != KUW_SLOT_READY ||
+		    READ_ONCE(kuw_pend[i].mod) != mod)
+			continue;
+		if (atomic_cmpxchg(&kuw_pend_state[i], KUW_SLOT_READY,
+				   KUW_SLOT_BUSY) != KUW_SLOT_READY)
+			continue;
+		if (kuw_pend[i].mod == mod)
+			return i;
+		atomic_set_release(&kuw_pend_state[i], KUW_SLOT_READY);
+	}
+	return -1;
+}
 
 /*
  * module_finalize(hdr, sechdrs, mod) runs after relocation, before the
@@ -445,9 +471,8 @@ static int kuw_finalize_pre(struct kprobe *p, struct pt_regs *regs)
 	struct module *mod = (struct module *)regs->dx;
 	struct kuw_pending rec = { .mod = mod };
 	const char *secstrings;
-	unsigned long flags;
-	unsigned int i, slot;
-	int src;
+	unsigned int i;
+	int src, slot;
 
 	if (!hdr || !sechdrs || !mod || hdr->e_shstrndx >= hdr->e_shnum)
 		return 0;
@@ -464,15 +489,24 @@ static int kuw_finalize_pre(struct kprobe *p, struct pt_regs *regs)
 			rec.size[src] = s->sh_size;
 		}
 	}
-	spin_lock_irqsave(&kuw_pend_lock, flags);
 	/* a new load at the same struct module address overrides */
-	for (slot = 0; slot < KUW_PENDING; slot++)
-		if (kuw_pend[slot].mod == mod)
-			break;
-	if (slot == KUW_PENDING)
-		slot = kuw_pend_next++ % KUW_PENDING;
+	slot = kuw_pend_claim(mod);
+	for (i = 0; slot < 0 && i < 2 * KUW_PENDING; i++) {
+		/* a free slot, else the next one round (a load that failed) */
+		int n = (unsigned int)atomic_inc_return(&kuw_pend_next) %
+			KUW_PENDING;
+
+		if (atomic_cmpxchg(&kuw_pend_state[n], KUW_SLOT_FREE,
+				   KUW_SLOT_BUSY) == KUW_SLOT_FREE ||
+		    (i >= KUW_PENDING &&
+		     atomic_cmpxchg(&kuw_pend_state[n], KUW_SLOT_READY,
+				    KUW_SLOT_BUSY) == KUW_SLOT_READY))
+			slot = n;
+	}
+	if (slot < 0)
+		return 0;	/* eight loads at once: this one gets no record */
 	kuw_pend[slot] = rec;
-	spin_unlock_irqrestore(&kuw_pend_lock, flags);
+	atomic_set_release(&kuw_pend_state[slot], KUW_SLOT_READY);
 	return 0;
 }
 
@@ -485,21 +519,15 @@ static bool kuw_finalize_kp_on;
 
 static bool kuw_take_pending(struct module *mod, struct kuw_pending *out)
 {
-	unsigned long flags;
-	bool found = false;
-	unsigned int i;
+	int slot = kuw_pend_claim(mod);
 
-	spin_lock_irqsave(&kuw_pend_lock, flags);
-	for (i = 0; i < KUW_PENDING; i++) {
-		if (kuw_pend[i].mod == mod) {
-			*out = kuw_pend[i];
-			kuw_pend[i].mod = NULL;
-			found = true;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&kuw_pend_lock, flags);
-	return found;
+	if (slot < 0)
+		return false;
+	if (out)
+		*out = kuw_pend[slot];
+	kuw_pend[slot].mod = NULL;
+	atomic_set_release(&kuw_pend_state[slot], KUW_SLOT_FREE);
+	return true;
 }
 
 static void kuw_mod_ranges(struct kuw_entry *e, struct module *mod,
@@ -721,7 +749,6 @@ int kuw_registry_add_module(struct module *mod)
 static void kuw_del_mod(struct module *mod)
 {
 	struct kuw_entry *e;
-	unsigned long flags;
 	unsigned int i;
 
 	mutex_lock(&kuw_reg_mutex);
@@ -731,11 +758,9 @@ static void kuw_del_mod(struct module *mod)
 		kuw_reg_changed();
 	}
 	mutex_unlock(&kuw_reg_mutex);
-	spin_lock_irqsave(&kuw_pend_lock, flags);
-	for (i = 0; i < KUW_PENDING; i++)
-		if (kuw_pend[i].mod == mod)
-			kuw_pend[i].mod = NULL;
-	spin_unlock_irqrestore(&kuw_pend_lock, flags);
+	for (i = 0; i < KUW_PENDING; i++)	/* a load that never came */
+		if (!kuw_take_pending(mod, NULL))
+			break;
 	if (!e)
 		return;
 	synchronize_rcu();	/* no unwinder still reads its tables */

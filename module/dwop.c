@@ -21,6 +21,7 @@
  */
 #include "engine.h"
 #include "dwarf.h"
+#include "read.h"
 
 /* Cursor over the expression bytes. */
 struct dwop_cur {
@@ -43,43 +44,25 @@ static int dwop_fixed(struct dwop_cur *c, u32 n, u64 *v)
 	return 0;
 }
 
-/* LEB128 bounded by the expression; bits beyond 64 are dropped. */
+/* LEB128 operands: the shared bounded reader, limited to the expression. */
 static int dwop_uleb(struct dwop_cur *c, u64 *v)
 {
-	u64 x = 0;
-	u32 shift = 0;
-	u8 b;
+	struct kuw_cur k = { .data = c->ops, .pos = c->pos, .end = c->len };
+	int ret = kuw_rd_uleb(&k, v);
 
-	do {
-		if (c->pos >= c->len)
-			return -KUW_E_TRUNC;
-		b = c->ops[c->pos++];
-		if (shift < 64)
-			x |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	*v = x;
-	return 0;
+	if (!ret)
+		c->pos = k.pos;
+	return ret;
 }
 
 static int dwop_sleb(struct dwop_cur *c, s64 *v)
 {
-	u64 x = 0;
-	u32 shift = 0;
-	u8 b;
+	struct kuw_cur k = { .data = c->ops, .pos = c->pos, .end = c->len };
+	int ret = kuw_rd_sleb(&k, v);
 
-	do {
-		if (c->pos >= c->len)
-			return -KUW_E_TRUNC;
-		b = c->ops[c->pos++];
-		if (shift < 64)
-			x |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		x |= ~0ULL << shift;
-	*v = (s64)x;
-	return 0;
+	if (!ret)
+		c->pos = k.pos;
+	return ret;
 }
 
 static u64 dwop_sext(u64 v, u32 bytes)

@@ -588,6 +588,24 @@ static int cfi_run(struct kuw_cfi *x, struct cfi_run *r, struct kuw_diag *d)
 	return 0;
 }
 
+void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
+{
+	u32 n = 16;
+
+	/* entries of x->rc worth zeroing for a section of @size bytes */
+	while (n < KUW_CFI_RCACHE && n < size / 256)
+		n *= 2;
+	x->rc = kuw_alloc((size_t)n * sizeof(*x->rc));
+	x->rc_mask = x->rc ? n - 1 : 0;
+}
+
+void kuw_cfi_caches_free(struct kuw_cfi *x)
+{
+	if (x->rc != &x->rc1)
+		kuw_free(x->rc);
+	x->rc = NULL;
+}
+
 int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
 {
 	struct cfi_run r = { .in_cie = true };

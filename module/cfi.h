@@ -92,15 +92,12 @@ struct kuw_cfi {
 	struct kuw_cfi_rc rc1;
 };
 
-/* Entries of kuw_cfi.rc worth zeroing for a section of @size bytes. */
-static inline u32 kuw_cfi_rc_size(u64 size)
-{
-	u32 n = 16;
-
-	while (n < KUW_CFI_RCACHE && n < size / 256)
-		n *= 2;
-	return n;
-}
+/*
+ * Allocate the walk's caches for a section of @size bytes (load time; on
+ * failure the interpreter runs without them, only slower), and free them.
+ */
+void kuw_cfi_caches(struct kuw_cfi *x, u64 size);
+void kuw_cfi_caches_free(struct kuw_cfi *x);
 
 /* Reset @cur to "CFA undefined (rsp+0), every register same value". */
 void kuw_cfi_reset(struct kuw_cfi *x);

@@ -466,12 +466,8 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 	x->sec = s;
 	x->pb = w.pb;
 	x->ext = ext;
-	if (sink) {	/* a cache of recent rules; else only x->rc1 */
-		u32 n = kuw_cfi_rc_size(s->size);
-
-		x->rc = kuw_alloc((size_t)n * sizeof(*x->rc));
-		x->rc_mask = n - 1;
-	}
+	if (sink)	/* caches sized by the section; else only x->rc1 */
+		kuw_cfi_caches(x, s->size);
 
 	while (off < s->size) {
 		if (s->size - off < 4) {
@@ -542,8 +538,7 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 			break;
 		off = r.end;
 	}
-	if (x->rc != &x->rc1)
-		kuw_free(x->rc);
+	kuw_cfi_caches_free(x);
 	kuw_free(x);
 	if (st)
 		*st = lst;

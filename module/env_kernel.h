@@ -11,10 +11,22 @@
 #include <linux/mm.h>
 #include <linux/printk.h>
 
-/* Load time only: process context, may sleep. */
+#define kuw_noinline		noinline
+#define kuw_always_inline	__always_inline
+
+/* Load time only: process context, may sleep.  Zeroed. */
 static inline void *kuw_alloc(size_t size)
 {
 	return kvzalloc(size, GFP_KERNEL);
+}
+
+/*
+ * Not zeroed: only for memory whose every byte is written before it is
+ * read (and before it is handed out).
+ */
+static inline void *kuw_alloc_raw(size_t size)
+{
+	return kvmalloc(size, GFP_KERNEL);
 }
 
 static inline void kuw_free(void *p)

@@ -58,8 +58,18 @@ struct rows_build {
 	struct rows_row *pend;
 	u32 npend, cap_pend;
 
-	/* the FDE being filled */
-	struct kuw_fde_info cur;
+	/*
+	 * The FDE being filled.  rows_sink_row_id() takes a row without
+	 * further checks when its offset is below @cur_lim (in the FDE and
+	 * under 4 GiB; 0 for a PCMASK FDE or none) and nrows < @row_lim (room
+	 * in rows[] and under KUW_CFI_MAX_ROWS for this FDE).
+	 */
+	u64 cur_start;
+	u64 cur_end;
+	u64 cur_lim;
+	u32 cur_first;	/* its first row in rows[] */
+	u32 row_lim;
+	u32 cur_pcmask;
 	bool have_cur;
 
 	/* kuw_sink_ext.row_id: the walker's rule id -> rule index + 1 */
@@ -297,20 +307,29 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 	return 0;
 }
 
-static inline int rows_add(struct rows_build *b, u64 pc, u32 rule)
+/* Where the per-row fast path stops: see struct rows_build. */
+static void rows_set_row_lim(struct rows_build *b)
 {
-	struct rows_fde *f = &b->fdes[b->nfdes - 1];
+	u64 lim = (u64)b->cur_first + KUW_CFI_MAX_ROWS;
+
+	b->row_lim = lim < b->cap_rows ? lim : b->cap_rows;
+}
+
+/* A row of the current FDE, every check made (rows_sink_row_id()'s too). */
+static int rows_add(struct rows_build *b, u64 pc, u32 rule)
+{
 	struct rows_row *last;
+	u32 n = b->nrows;
 	u64 off;
 	int ret;
 
-	if (pc < f->start || pc >= f->end)
+	if (pc < b->cur_start || pc >= b->cur_end)
 		return 0;	/* a row at the FDE's end covers nothing */
-	off = pc - f->start;
-	if (f->nrows >= KUW_CFI_MAX_ROWS || off > 0xffffffffULL)
+	off = pc - b->cur_start;
+	if (n - b->cur_first >= KUW_CFI_MAX_ROWS || off > 0xffffffffULL)
 		return -KUW_E_TOOBIG;	/* a table spans at most 4 GiB */
-	if (f->nrows) {
-		last = &b->rows[b->nrows - 1];
+	if (n != b->cur_first) {
+		last = &b->rows[n - 1];
 		if (off < last->off)
 			return -KUW_E_BADLOC;
 		if (off == last->off) {	/* a later row at the same pc wins */
@@ -320,16 +339,16 @@ static inline int rows_add(struct rows_build *b, u64 pc, u32 rule)
 		if (last->rule == rule)
 			return 0;
 	}
-	if (b->nrows >= b->cap_rows) {
-		ret = rows_grow((void **)&b->rows, &b->cap_rows, b->nrows + 1,
+	if (n >= b->cap_rows) {
+		ret = rows_grow((void **)&b->rows, &b->cap_rows, n + 1,
 				sizeof(*b->rows));
 		if (ret)
 			return ret;
+		rows_set_row_lim(b);
 	}
-	b->rows[b->nrows].off = off;
-	b->rows[b->nrows].rule = rule;
-	b->nrows++;
-	f->nrows++;
+	b->rows[n].off = off;
+	b->rows[n].rule = rule;
+	b->nrows = n + 1;
 	return 0;
 }
 
@@ -339,19 +358,18 @@ static inline int rows_add(struct rows_build *b, u64 pc, u32 rule)
  */
 static int rows_expand_pcmask(struct rows_build *b)
 {
-	struct rows_fde *f = &b->fdes[b->nfdes - 1];
-	u32 rep = b->cur.pcmask, i;
+	u32 rep = b->cur_pcmask, i;
 	u64 reps, r;
 	int ret;
 
 	if (!b->npend)
 		return 0;
-	reps = (f->end - f->start + rep - 1) / rep;
+	reps = (b->cur_end - b->cur_start + rep - 1) / rep;
 	if (reps * b->npend > KUW_CFI_MAX_ROWS)
 		return -KUW_E_TOOBIG;
 	for (r = 0; r < reps; r++) {
 		for (i = 0; i < b->npend && b->pend[i].off < rep; i++) {
-			ret = rows_add(b, f->start + r * rep + b->pend[i].off,
+			ret = rows_add(b, b->cur_start + r * rep + b->pend[i].off,
 				       b->pend[i].rule);
 			if (ret)
 				return ret;
@@ -360,6 +378,7 @@ static int rows_expand_pcmask(struct rows_build *b)
 	return 0;
 }
 
+/* Close the current FDE: its row count is final after this. */
 static int rows_finish_fde(struct rows_build *b)
 {
 	int ret = 0;
@@ -367,34 +386,61 @@ static int rows_finish_fde(struct rows_build *b)
 	if (!b->have_cur)
 		return 0;
 	b->have_cur = false;
-	if (b->cur.pcmask)
+	b->cur_lim = 0;
+	if (b->cur_pcmask)
 		ret = rows_expand_pcmask(b);
 	b->npend = 0;
+	b->fdes[b->nfdes - 1].nrows = b->nrows - b->cur_first;
 	return ret;
+}
+
+/* rows_sink_fde() when fdes[] is full. */
+static kuw_noinline int rows_grow_fdes(struct rows_build *b)
+{
+	return rows_grow((void **)&b->fdes, &b->cap_fdes, b->nfdes + 1,
+			 sizeof(*b->fdes));
 }
 
 static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
 {
 	struct rows_build *b = ctx;
 	struct rows_fde *f;
+	u64 start = fi->start, end = fi->end;
 	int ret;
 
-	ret = rows_finish_fde(b);
-	if (ret)
-		return ret;
-	if (fi->end < fi->start)
+	if (b->have_cur) {
+		if (likely(!b->cur_pcmask)) {
+			b->fdes[b->nfdes - 1].nrows = b->nrows - b->cur_first;
+			b->have_cur = false;
+		} else {
+			ret = rows_finish_fde(b);
+			if (ret)
+				return ret;
+		}
+	}
+	if (end < start)
 		return -KUW_E_BADRANGE;
-	ret = rows_grow((void **)&b->fdes, &b->cap_fdes, b->nfdes + 1,
-			sizeof(*b->fdes));
-	if (ret)
-		return ret;
+	if (unlikely(b->nfdes >= b->cap_fdes)) {
+		ret = rows_grow_fdes(b);
+		if (ret)
+			return ret;
+	}
 	f = &b->fdes[b->nfdes++];
-	f->start = fi->start;
-	f->end = fi->end;
+	f->start = start;
+	f->end = end;
 	f->off = fi->off;
 	f->first = b->nrows;
 	f->nrows = 0;
-	b->cur = *fi;
+	b->cur_start = start;
+	b->cur_end = end;
+	b->cur_pcmask = fi->pcmask;
+	b->cur_first = b->nrows;
+	if (fi->pcmask)
+		b->cur_lim = 0;
+	else
+		b->cur_lim = end - start < 0x100000000ULL ? end - start :
+			     0x100000000ULL;
+	rows_set_row_lim(b);
 	b->have_cur = true;
 	return 0;
 }
@@ -404,7 +450,7 @@ static int rows_put(struct rows_build *b, u64 pc, u32 idx)
 {
 	int ret;
 
-	if (!b->cur.pcmask)
+	if (!b->cur_pcmask)
 		return rows_add(b, pc, idx);
 	if (pc > 0xffffffffULL ||
 	    (b->npend && pc <= b->pend[b->npend - 1].off))
@@ -445,13 +491,17 @@ static int rows_sink_row(void *ctx, u64 pc, const struct kuw_rule *r)
 	return ret ? ret : rows_put(b, pc, idx);
 }
 
-/* rows_sink_row_id() for an id not met yet. */
-static int rows_sink_new_id(struct rows_build *b, u64 pc,
-			    const struct kuw_rule *r, u32 id)
+/* rows_sink_row_id() off its fast path: every case, every check. */
+static kuw_noinline int rows_sink_id_slow(struct rows_build *b, u64 pc,
+					  const struct kuw_rule *r, u32 id)
 {
 	u32 idx;
 	int ret;
 
+	if (!b->have_cur)
+		return -KUW_E_BADLOC;
+	if (id < b->cap_idmap && b->idmap[id])
+		return rows_put(b, pc, b->idmap[id] - 1);
 	ret = rows_index(b, r, &idx);
 	if (ret)
 		return ret;
@@ -465,17 +515,39 @@ static int rows_sink_new_id(struct rows_build *b, u64 pc,
 	return rows_put(b, pc, idx);
 }
 
-/* A row whose rule the walker numbered: look each id up once. */
+/*
+ * A row whose rule the walker numbered: look each id up once.  The usual
+ * row (id mapped, offset inside the current FDE, room in rows[]) costs a
+ * few compares and one store; the rest, with every check, is
+ * rows_sink_id_slow()'s.
+ */
 static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
 			    u32 id)
 {
 	struct rows_build *b = ctx;
+	u64 off = pc - b->cur_start;
+	u32 n = b->nrows, idx;
+	struct rows_row *last;
 
-	if (!b->have_cur)
-		return -KUW_E_BADLOC;
-	if (id < b->cap_idmap && b->idmap[id])
-		return rows_put(b, pc, b->idmap[id] - 1);
-	return rows_sink_new_id(b, pc, r, id);
+	if (unlikely(id >= b->cap_idmap || !b->idmap[id] ||
+		     off >= b->cur_lim || n >= b->row_lim))
+		return rows_sink_id_slow(b, pc, r, id);
+	idx = b->idmap[id] - 1;
+	if (n != b->cur_first) {
+		last = &b->rows[n - 1];
+		if (off <= last->off) {
+			if (off < last->off)
+				return -KUW_E_BADLOC;
+			last->rule = idx;	/* a later row at the same pc wins */
+			return 0;
+		}
+		if (last->rule == idx)
+			return 0;
+	}
+	b->rows[n].off = off;
+	b->rows[n].rule = idx;
+	b->nrows = n + 1;
+	return 0;
 }
 
 static int rows_cmp_fde(const void *a, const void *b)

@@ -35,9 +35,23 @@ typedef long long s64;
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
 
+/* Cold paths out of line, hot helpers always inline (the kernel's macros). */
+#define kuw_noinline		__attribute__((__noinline__))
+#define kuw_always_inline	inline __attribute__((__always_inline__))
+
+/* Load time only; zeroed. */
 static inline void *kuw_alloc(size_t size)
 {
 	return calloc(1, size ? size : 1);
+}
+
+/*
+ * Not zeroed: only for memory whose every byte is written before it is
+ * read (and before it is handed out).
+ */
+static inline void *kuw_alloc_raw(size_t size)
+{
+	return malloc(size ? size : 1);
 }
 
 static inline void kuw_free(void *p)

@@ -588,6 +588,476 @@ static int cfi_run(struct kuw_cfi *x, struct cfi_run *r, struct kuw_diag *d)
 	return 0;
 }
 
+/*
+ * The fast path.  An FDE's program is location ops (advance_loc*, nop,
+ * GNU_args_size), remember/restore_state, and runs of rule ops between
+ * them ("segments").  What a segment does is a function of the state
+ * before it, its bytes and the CIE (data_align; restore reads the CIE's
+ * initial rules) alone.  So states are interned once per walk (a packed
+ * copy, its row id and its rule), and a segment met again from the same
+ * state under the same CIE run is not interpreted again: it is looked up
+ * by its bytes.  A segment not found is run by cfi_step() on the state
+ * it starts from, then remembered.  Rows then cost an integer compare.
+ *
+ * An FDE goes to the general path, from its start, on anything else: an
+ * expression or set_loc, any error (which the general path then reports
+ * where it is), more than CFI_FAST_ROWS rows, an undefined CFA, a full
+ * pool.  Rows are buffered so that nothing reaches the sink until the FDE
+ * is known to be fully handled here: both paths report the same rows.
+ * States of the fast path are never expressions (the CIE's initial rules
+ * must have none), so equal states are equal in every field.
+ */
+#define CFI_SEG_MAX	16	/* longest segment remembered, bytes */
+#define CFI_FAST_ROWS	64	/* rows of one FDE buffered */
+
+/* An interned state in kuw_cfi_fast.pool: this, its live columns. */
+struct kuw_cfi_ps {
+	u32 hash;
+	s32 cfa_off;
+	u64 live;
+	u64 colh;
+	u8 cfa_kind;
+	u8 cfa_reg;
+	u8 mangled_ra;
+	u8 signal;
+	u32 pad;
+	struct kuw_cfi_col col[];	/* one per bit of @live, in order */
+};
+
+/* What the rows need of a state. */
+struct kuw_cfi_fst {
+	u32 ps;			/* pool offset of its struct kuw_cfi_ps */
+	u32 rule;		/* pool offset of its struct kuw_rule */
+	u32 id;			/* row id, kuw_sink_ext.row_id */
+	u32 unset;		/* CFA undefined: for the general path */
+};
+
+/* A remembered segment: 32 bytes. */
+struct kuw_cfi_seg {
+	u32 from;		/* state index + 1; 0: empty */
+	u32 to;			/* state index */
+	u32 gen;		/* kuw_cfi_fast.gen of the CIE run */
+	u32 len;
+	u64 w[2];		/* its bytes, zero-padded */
+};
+
+struct kuw_cfi_fast {
+	u8 *pool;		/* packed states and rules, 8-aligned */
+	u32 pool_len, pool_cap;
+	struct kuw_cfi_fst *st;
+	u32 nst, cap_st;
+	u32 *hash;		/* state index + 1, 0: empty; 2 * cap_st slots */
+	u32 hash_mask;
+	struct kuw_cfi_seg *seg;	/* direct-mapped */
+	u32 seg_mask;
+	u32 gen;		/* CIE runs so far */
+	u32 init;		/* x->init's state index + 1; 0: no fast path */
+	u32 stack[KUW_REMEMBER_DEPTH];
+	struct {
+		u64 pc;
+		u32 insn;	/* offset of the op that reported it */
+		u32 st;
+	} row[CFI_FAST_ROWS];
+};
+
+/* Is interned @p the state @s (with the CIE's signal)? */
+static bool cfi_ps_eq(const struct kuw_cfi *x, const struct kuw_cfi_ps *p,
+		      const struct kuw_cfi_state *s)
+{
+	u64 live, a, b;
+	u32 n = 0;
+
+	if (p->live != s->live || p->cfa_kind != s->cfa_kind ||
+	    p->cfa_reg != s->cfa_reg || p->cfa_off != s->cfa_off ||
+	    p->mangled_ra != s->mangled_ra || p->signal != x->cie.signal)
+		return false;
+	for (live = s->live; live; live &= live - 1) {
+		memcpy(&a, &p->col[n++], sizeof(a));
+		memcpy(&b, &s->col[__builtin_ctzll(live)], sizeof(b));
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+/* The index of state x->cur, interned if new; false when there is no room. */
+static bool cfi_intern(struct kuw_cfi *x, u32 *idx)
+{
+	struct kuw_cfi_fast *f = x->fast;
+	const struct kuw_cfi_state *s = &x->cur;
+	u32 h = cfi_hash(x, s), slot, n, need, i;
+	struct kuw_cfi_fst *t;
+	struct kuw_cfi_ps *p;
+	u64 live;
+
+	for (slot = h & f->hash_mask; f->hash[slot];
+	     slot = (slot + 1) & f->hash_mask) {
+		i = f->hash[slot] - 1;
+		p = (struct kuw_cfi_ps *)(f->pool + f->st[i].ps);
+		if (p->hash == h && cfi_ps_eq(x, p, s)) {
+			*idx = i;
+			return true;
+		}
+	}
+	n = 0;
+	for (live = s->live; live; live &= live - 1)
+		n++;	/* no popcount: the kernel has no libgcc */
+	need = sizeof(*p) + n * sizeof(p->col[0]) + 8 + n * 8;
+	if (f->nst >= f->cap_st || need > f->pool_cap - f->pool_len ||
+	    x->last_id == 0xffffffffU)
+		return false;
+	t = &f->st[f->nst];
+	t->ps = f->pool_len;
+	t->rule = f->pool_len + sizeof(*p) + n * sizeof(p->col[0]);
+	t->id = ++x->last_id;
+	t->unset = s->cfa_kind == CFI_CFA_UNSET;
+	p = (struct kuw_cfi_ps *)(f->pool + t->ps);
+	p->hash = h;
+	p->cfa_off = s->cfa_off;
+	p->live = s->live;
+	p->colh = s->colh;
+	p->cfa_kind = s->cfa_kind;
+	p->cfa_reg = s->cfa_reg;
+	p->mangled_ra = s->mangled_ra;
+	p->signal = x->cie.signal;
+	n = 0;
+	for (live = s->live; live; live &= live - 1)
+		p->col[n++] = s->col[__builtin_ctzll(live)];
+	kuw_cfi_to_rule(x, s, (struct kuw_rule *)(f->pool + t->rule));
+	f->pool_len += need;
+	f->hash[slot] = f->nst + 1;
+	*idx = f->nst++;
+	return true;
+}
+
+/* x->cur = interned state @i. */
+static void cfi_load(struct kuw_cfi *x, u32 i)
+{
+	const struct kuw_cfi_fast *f = x->fast;
+	const struct kuw_cfi_ps *p = (const void *)(f->pool + f->st[i].ps);
+	struct kuw_cfi_state *s = &x->cur;
+	u64 live;
+	u32 n = 0;
+
+	s->cfa_kind = p->cfa_kind;
+	s->cfa_reg = p->cfa_reg;
+	s->mangled_ra = p->mangled_ra;
+	s->cfa_off = p->cfa_off;
+	s->cfa_expr = 0;
+	s->live = p->live;
+	s->colh = p->colh;
+	for (i = 0; i < x->nregs; i++) {
+		s->col[i].kind = KUW_R_SAME;
+		s->col[i].src = 0;
+		s->col[i].pad = 0;
+		s->col[i].off = 0;
+	}
+	for (live = p->live; live; live &= live - 1)
+		s->col[__builtin_ctzll(live)] = p->col[n++];
+}
+
+/*
+ * Rule ops: 1 + the number of their LEB128 operands; 0 for the others.
+ * Only delimits segments: cfi_step() decodes them.
+ */
+static const u8 cfi_seg_op[256] = {
+	[KUW_DW_CFA_offset_extended] = 3,
+	[KUW_DW_CFA_restore_extended] = 2,
+	[KUW_DW_CFA_undefined] = 2,
+	[KUW_DW_CFA_same_value] = 2,
+	[KUW_DW_CFA_register] = 3,
+	[KUW_DW_CFA_def_cfa] = 3,
+	[KUW_DW_CFA_def_cfa_register] = 2,
+	[KUW_DW_CFA_def_cfa_offset] = 2,
+	[KUW_DW_CFA_offset_extended_sf] = 3,
+	[KUW_DW_CFA_def_cfa_sf] = 3,
+	[KUW_DW_CFA_def_cfa_offset_sf] = 2,
+	[KUW_DW_CFA_val_offset] = 3,
+	[KUW_DW_CFA_val_offset_sf] = 3,
+	[KUW_DW_CFA_AARCH64_negate_ra_state] = 1,
+	[KUW_DW_CFA_GNU_negative_offset_extended] = 3,
+	[KUW_DW_CFA_offset ... KUW_DW_CFA_offset + 0x3f] = 2,
+	[KUW_DW_CFA_restore ... KUW_DW_CFA_restore + 0x3f] = 1,
+};
+
+/* Past the rule op at @q (k: cfi_seg_op[*q]), or NULL if it passes @e. */
+static inline const u8 *cfi_seg_skip(const u8 *q, const u8 *e, u32 k)
+{
+	u32 n;
+
+	q++;
+	while (--k) {
+		for (n = 0;; n++) {
+			if (q >= e || n == KUW_LEB_MAX)
+				return NULL;
+			if (!(*q++ & 0x80))
+				break;
+		}
+	}
+	return q;
+}
+
+/* Segment [@pos, @pos + @len) not remembered: run it from state @from. */
+static kuw_noinline bool cfi_seg_run(struct kuw_cfi *x, u32 from, u64 pos,
+				     u32 len, u32 *to)
+{
+	struct cfi_run r = { 0 };
+
+	cfi_load(x, from);
+	kuw_cur_init(&r.c, x->sec->data, pos + len, x->sec->addr);
+	r.c.pos = pos;
+	while (r.c.pos < pos + len) {
+		/* rule ops only: where cfi_step() sees the ops begin */
+		if (!cfi_seg_op[r.c.data[r.c.pos]] || cfi_step(x, &r))
+			return false;
+	}
+	return cfi_intern(x, to);
+}
+
+/*
+ * The state after segment [@p, @p + @len) of the section from state
+ * @from: remembered, or run and remembered.  False: not here.
+ */
+static inline bool cfi_fast_seg(struct kuw_cfi *x, u32 from, const u8 *p,
+				u32 len, u32 *to)
+{
+	struct kuw_cfi_fast *f = x->fast;
+	const u8 *b = x->sec->data;
+	struct kuw_cfi_seg *e;
+	u64 w[2] = { 0, 0 }, h;
+	u32 i;
+
+	if (len > CFI_SEG_MAX)
+		return cfi_seg_run(x, from, p - b, len, to);
+	if (p + 2 * sizeof(u64) <= b + x->sec->size) {
+		memcpy(w, p, sizeof(w));
+		if (len <= 8) {
+			if (len < 8)
+				w[0] &= (1ULL << 8 * len) - 1;
+			w[1] = 0;
+		} else if (len < 16) {
+			w[1] &= (1ULL << 8 * (len - 8)) - 1;
+		}
+	} else {
+		for (i = 0; i < len; i++)
+			w[i / 8] |= (u64)p[i] << 8 * (i % 8);
+	}
+	h = (w[0] ^ (u64)from << 40 ^ (u64)f->gen << 16 ^ len) *
+	    0x9e3779b97f4a7c15ULL;
+	h = (h ^ w[1]) * 0xff51afd7ed558ccdULL;
+	e = &f->seg[(h >> 40) & f->seg_mask];
+	if (e->from == from + 1 && e->gen == f->gen && e->len == len &&
+	    e->w[0] == w[0] && e->w[1] == w[1]) {
+		*to = e->to;
+		return true;
+	}
+	if (!cfi_seg_run(x, from, p - b, len, to))
+		return false;
+	e->from = from + 1;
+	e->to = *to;
+	e->gen = f->gen;
+	e->len = len;
+	e->w[0] = w[0];
+	e->w[1] = w[1];
+	return true;
+}
+
+/* Report the buffered rows; a sink's error is named as cfi_run() does. */
+static int cfi_fast_flush(struct kuw_cfi *x, const struct kuw_sink *sink,
+			  u32 n, struct kuw_diag *d)
+{
+	const struct kuw_cfi_fast *f = x->fast;
+	const struct kuw_cfi_fst *t;
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		t = &f->st[f->row[i].st];
+		if (x->ext && x->ext->row_id)
+			ret = x->ext->row_id(sink->ctx, f->row[i].pc,
+					     (const void *)(f->pool + t->rule),
+					     t->id);
+		else if (sink->row)
+			ret = sink->row(sink->ctx, f->row[i].pc,
+					(const void *)(f->pool + t->rule));
+	}
+	x->nrows = i;	/* as cfi_emit() counts them */
+	if (ret < 0 && -ret < KUW_E__COUNT)
+		kuw_fail(d, x->secname, f->row[i - 1].insn, -ret);
+	return ret;
+}
+
+/*
+ * Run an FDE as kuw_cfi_run_fde() does, on interned states.  False when
+ * the general path must run it; true when done here, with *@ret what the
+ * sink returned (0 if all went well).
+ */
+static bool cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
+			 u64 fend, const struct kuw_sink *sink,
+			 struct kuw_diag *d, int *ret)
+{
+	struct kuw_cfi_fast *f = x->fast;
+	const u8 *b = x->sec->data, *p = b + off, *e = b + end, *q, *at;
+	u32 st = f->init - 1, last = 0, depth = 0, n = 0, k;
+	u64 loc = start, delta, to;
+	bool dirty = false;
+	u8 op;
+
+	if (end - off > 0xffffffffULL || off > 0xffffffffULL)
+		return false;	/* rows name ops by u32 offsets */
+	for (;;) {
+		at = p;
+		if (p >= e) {
+			to = loc;
+			goto row;
+		}
+		op = *p;
+		if ((op & KUW_DW_CFA_HIGH_MASK) == KUW_DW_CFA_advance_loc) {
+			delta = op & KUW_DW_CFA_LOW_MASK;
+			p++;
+			goto advance;
+		}
+		k = cfi_seg_op[op];
+		if (k) {
+			q = p;
+			do {
+				q = cfi_seg_skip(q, e, k);
+				if (!q)
+					return false;
+			} while (q < e && (k = cfi_seg_op[*q]));
+			if (!cfi_fast_seg(x, st, p, q - p, &st))
+				return false;
+			p = q;
+			dirty = true;
+			continue;
+		}
+		p++;
+		switch (op) {
+		case KUW_DW_CFA_nop:
+			continue;
+		case KUW_DW_CFA_remember_state:
+			if (depth >= KUW_REMEMBER_DEPTH)
+				return false;
+			f->stack[depth++] = st;
+			dirty = true;
+			continue;
+		case KUW_DW_CFA_restore_state:
+			if (!depth)
+				return false;
+			st = f->stack[--depth];
+			dirty = true;
+			continue;
+		case KUW_DW_CFA_advance_loc1:
+			if (e - p < 1)
+				return false;
+			delta = p[0];
+			p += 1;
+			goto advance;
+		case KUW_DW_CFA_advance_loc2:
+			if (e - p < 2)
+				return false;
+			delta = p[0] | (u32)p[1] << 8;
+			p += 2;
+			goto advance;
+		case KUW_DW_CFA_advance_loc4:
+			if (e - p < 4)
+				return false;
+			delta = p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 |
+				(u32)p[3] << 24;
+			p += 4;
+			goto advance;
+		default:	/* GNU_args_size too: rare, left to cfi_run() */
+			return false;
+		}
+advance:
+		if (__builtin_mul_overflow(delta, x->cie.code_align, &delta) ||
+		    __builtin_add_overflow(loc, delta, &to) || to > fend)
+			return false;
+		if (to == loc)
+			continue;
+row:
+		/* cfi_advance() and cfi_emit(), on state indices */
+		if ((!n || dirty) && loc < fend) {
+			dirty = false;
+			if (!n || st != last) {
+				if (n == CFI_FAST_ROWS || f->st[st].unset)
+					return false;
+				f->row[n].pc = loc;
+				f->row[n].insn = at - b;
+				f->row[n].st = st;
+				n++;
+				last = st;
+			}
+		}
+		if (p >= e)
+			break;
+		loc = to;
+	}
+	x->nrows = n;
+	*ret = sink ? cfi_fast_flush(x, sink, n, d) : 0;
+	return true;
+}
+
+/* After a CIE's initial instructions: can its FDEs take the fast path? */
+static void cfi_fast_cie(struct kuw_cfi *x)
+{
+	struct kuw_cfi_fast *f = x->fast;
+	u64 live;
+	u32 i;
+
+	f->init = 0;
+	/* gen never wraps: a remembered segment names one CIE run */
+	if (f->gen == 0xffffffffU || x->init.cfa_kind == KUW_CFA_EXPR)
+		return;
+	f->gen++;
+	for (live = x->init.live; live; live &= live - 1) {
+		u8 k = x->init.col[__builtin_ctzll(live)].kind;
+
+		if (k == KUW_R_EXPR || k == KUW_R_VAL_EXPR)
+			return;
+	}
+	if (cfi_intern(x, &i))
+		f->init = i + 1;
+}
+
+/*
+ * The fast path's memory for a section of @size bytes, in one block: room
+ * for about one state per 256 bytes and one segment per 64 (at least 64
+ * and 256, at most 4096 each), a pool of 160 bytes a state.  Full, it
+ * sends FDEs to the general path.
+ */
+static struct kuw_cfi_fast *cfi_fast_alloc(u64 size)
+{
+	struct kuw_cfi_fast *f;
+	u32 nst = 64, nseg = 256;
+	u64 sz;
+	u8 *m;
+
+	while (nst < 4096 && nst < size / 256)
+		nst *= 2;
+	while (nseg < 4096 && nseg < size / 64)
+		nseg *= 2;
+	sz = sizeof(*f) + (u64)nseg * sizeof(*f->seg) +
+	     (u64)nst * sizeof(*f->st) + (u64)nst * 2 * 4 + (u64)nst * 160;
+	m = kuw_alloc(sz);
+	if (!m)
+		return NULL;
+	f = (struct kuw_cfi_fast *)m;
+	m += sizeof(*f);
+	f->seg = (struct kuw_cfi_seg *)m;
+	f->seg_mask = nseg - 1;
+	m += (u64)nseg * sizeof(*f->seg);
+	f->st = (struct kuw_cfi_fst *)m;
+	f->cap_st = nst;
+	m += (u64)nst * sizeof(*f->st);
+	f->hash = (u32 *)m;
+	f->hash_mask = nst * 2 - 1;
+	m += (u64)nst * 2 * 4;
+	f->pool = m;
+	f->pool_cap = nst * 160;
+	return f;
+}
+
 void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
 {
 	u32 n = 16;
@@ -597,6 +1067,7 @@ void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
 		n *= 2;
 	x->rc = kuw_alloc((size_t)n * sizeof(*x->rc));
 	x->rc_mask = x->rc ? n - 1 : 0;
+	x->fast = cfi_fast_alloc(size);
 }
 
 void kuw_cfi_caches_free(struct kuw_cfi *x)
@@ -604,6 +1075,8 @@ void kuw_cfi_caches_free(struct kuw_cfi *x)
 	if (x->rc != &x->rc1)
 		kuw_free(x->rc);
 	x->rc = NULL;
+	kuw_free(x->fast);
+	x->fast = NULL;
 }
 
 int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
@@ -619,6 +1092,8 @@ int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
 	ret = cfi_run(x, &r, d);
 	x->init = x->cur;
 	x->depth = 0;
+	if (!ret && x->fast)
+		cfi_fast_cie(x);
 	return ret;
 }
 
@@ -629,6 +1104,13 @@ int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
 	struct cfi_run r = { .sink = sink };
 	int ret;
 
+	if (x->fast && x->fast->init) {
+		x->nrows = 0;
+		if (cfi_fast_fde(x, off, end, start, fend, sink, d, &ret)) {
+			*nrows += x->nrows;
+			return ret;
+		}
+	}
 	x->cur = x->init;
 	x->depth = 0;
 	x->loc = start;

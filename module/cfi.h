@@ -63,6 +63,9 @@ struct kuw_cfi_rc {
 	struct kuw_rule rule;
 };
 
+/* The fast path's interned states and memo (cfi.c), per walk. */
+struct kuw_cfi_fast;
+
 /* Zeroed before the first program (kuw_alloc() zeroes). */
 struct kuw_cfi {
 	/* Set by the caller once per walk. */
@@ -90,6 +93,7 @@ struct kuw_cfi {
 	u32 rc_mask;		/* entries in rc - 1 (a power of two - 1) */
 	struct kuw_cfi_rc *rc;	/* zeroed by the caller; NULL: &rc1 */
 	struct kuw_cfi_rc rc1;
+	struct kuw_cfi_fast *fast;	/* NULL: every FDE on the general path */
 };
 
 /*

@@ -20,7 +20,11 @@
  * Checks beyond "no crash or hang": a failure names a reason and an offset
  * inside the section; rows come in non-decreasing pc inside the FDE's
  * range; each row's rules are sorted by column, within the arch's columns,
- * and an expression rule points inside the section.
+ * and an expression rule points inside the section.  Differential: the
+ * FDE runs on the general path alone, then twice with the fast path's
+ * caches (kuw_cfi_caches(); the second run finds its segments
+ * remembered), and all three must give the same result, error and
+ * offset, and the same rows.
  *
  * Seeds: tests/fuzz/corpus/fuzz_cfi/, the CIE and FDE programs of real
  * objects (mkcorpus_cfi.py).  Run alone: tests/fuzz/run.sh fuzz_cfi
@@ -43,6 +47,7 @@ struct fcfi_ctx {
 	u8 arch;
 	u8 nregs;
 	u32 rows;
+	u64 sum;	/* of the rows' text */
 };
 
 static int fcfi_row(void *p, u64 pc, const struct kuw_rule *r)
@@ -71,6 +76,9 @@ static int fcfi_row(void *p, u64 pc, const struct kuw_rule *r)
 			__builtin_trap();
 	}
 	kuw_format_row(buf, sizeof(buf), c->arch, pc, r);
+	for (i = 0; buf[i]; i++)
+		c->sum = (c->sum ^ (u8)buf[i]) * 0x100000001b3ULL;
+	c->sum = (c->sum ^ c->rows) * 0x100000001b3ULL;
 	c->last = pc;
 	c->rows++;
 	return 0;
@@ -81,7 +89,18 @@ static int fcfi_fde(void *p, const struct kuw_fde_info *f)
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+/* What one run gives. */
+struct fcfi_res {
+	int ret;
+	struct kuw_diag d;
+	u32 nrows;
+	u32 rows;
+	u64 sum;
+};
+
+/* Run the input's CIE then FDE @runs times; the fast path if @fast. */
+static void fcfi_run(const u8 *data, size_t size, bool fast, int runs,
+		     struct fcfi_res *res)
 {
 	struct fz_in in = { data, size };
 	struct fcfi_ctx c = { 0 };
@@ -91,14 +110,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct kuw_cfi *x;
 	u8 flags, enc;
 	u32 range, cie_len, nrows = 0;
-	int ret;
+	int ret = 0, k;
 
-	if (size < FCFI_HDR)
-		return 0;
 	flags = (u8)fz_take(&in, 1);
 	x = calloc(1, sizeof(*x));
 	if (!x)
-		return 0;
+		__builtin_trap();
 	x->arch = flags & 1 ? KUW_ARCH_ARM64 : KUW_ARCH_X86_64;
 	x->nregs = kuw_arch(x->arch)->nregs;
 	x->secname = ".fuzz_frame";
@@ -128,6 +145,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	x->pb.have = KUW_PB_TEXT;
 	x->pb.text = FCFI_START;
 	x->pb.addr_size = x->cie.addr_size;
+	if (fast)
+		kuw_cfi_caches(x, size);
 
 	c.start = FCFI_START;
 	c.end = FCFI_START + range;
@@ -136,9 +155,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	c.nregs = x->nregs;
 
 	ret = kuw_cfi_run_cie(x, FCFI_HDR, FCFI_HDR + cie_len, &d);
-	if (!ret)
+	for (k = 0; k < runs && !ret; k++) {
+		c.rows = 0;
+		c.sum = 0;
+		nrows = 0;
 		ret = kuw_cfi_run_fde(x, FCFI_HDR + cie_len, size, c.start,
 				      c.end, &sink, &nrows, &d);
+	}
 	if (ret) {
 		/* a failure says why and where */
 		if (ret >= 0 || -ret >= KUW_E__COUNT || !d.err ||
@@ -147,6 +170,31 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	} else if (nrows != c.rows || !nrows) {
 		__builtin_trap();	/* the count matches what was reported */
 	}
+	kuw_cfi_caches_free(x);
 	free(x);
+	res->ret = ret;
+	res->d = d;
+	res->nrows = nrows;
+	res->rows = c.rows;
+	res->sum = c.sum;
+}
+
+static bool fcfi_same(const struct fcfi_res *a, const struct fcfi_res *b)
+{
+	return a->ret == b->ret && a->d.err == b->d.err &&
+	       a->d.off == b->d.off && a->nrows == b->nrows &&
+	       a->rows == b->rows && a->sum == b->sum;
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct fcfi_res slow, fast;
+
+	if (size < FCFI_HDR)
+		return 0;
+	fcfi_run(data, size, false, 1, &slow);
+	fcfi_run(data, size, true, 2, &fast);
+	if (!fcfi_same(&slow, &fast))
+		__builtin_trap();	/* the fast path is the general one */
 	return 0;
 }

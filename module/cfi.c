@@ -608,6 +608,7 @@ static int cfi_run(struct kuw_cfi *x, struct cfi_run *r, struct kuw_diag *d)
  * must have none), so equal states are equal in every field.
  */
 #define CFI_SEG_MAX	16	/* longest segment remembered, bytes */
+#define CFI_SEG_WAYS	4	/* segments remembered per set */
 #define CFI_FAST_ROWS	64	/* rows of one FDE buffered */
 
 /* An interned state in kuw_cfi_fast.pool: this, its live columns. */
@@ -797,12 +798,48 @@ static inline const u8 *cfi_seg_skip(const u8 *q, const u8 *e, u32 k)
 	return q;
 }
 
-/* Segment [@pos, @pos + @len) not remembered: run it from state @from. */
-static kuw_noinline bool cfi_seg_run(struct kuw_cfi *x, u32 from, u64 pos,
-				     u32 len, u32 *to)
+/* Masks keeping the first @len bytes of two little-endian-loaded words. */
+static void cfi_seg_mask(u32 len, u64 *m0, u64 *m1)
 {
-	struct cfi_run r = { 0 };
+	*m0 = len >= 8 ? ~0ULL : (1ULL << 8 * len) - 1;
+	*m1 = len >= 16 ? ~0ULL : len <= 8 ? 0 : (1ULL << 8 * (len - 8)) - 1;
+}
 
+/*
+ * A set of remembered segments: the state they start from, the CIE run,
+ * their first op byte and the next (unless the op is one byte long).
+ */
+static struct kuw_cfi_seg *cfi_seg_set(const struct kuw_cfi_fast *f,
+				       u32 from, u64 w0)
+{
+	u64 k = cfi_seg_op[w0 & 0xff] == 1 ? w0 & 0xff : w0 & 0xffff;
+
+	k = (k | (u64)from << 16 | (u64)f->gen << 40) * 0x9e3779b97f4a7c15ULL;
+	return &f->seg[(k >> 40) & f->seg_mask & ~(CFI_SEG_WAYS - 1)];
+}
+
+/*
+ * The rule ops at @p (before @e) not remembered from state @from: run the
+ * whole segment, up to the next other op, and remember it.  False: the
+ * general path must run this FDE.
+ */
+static kuw_noinline bool cfi_seg_run(struct kuw_cfi *x, u32 from,
+				     const u8 *p, const u8 *e, u64 w0,
+				     u64 w1, u32 *to, const u8 **next)
+{
+	struct kuw_cfi_fast *f = x->fast;
+	const u8 *q = p;
+	struct cfi_run r = { 0 };
+	struct kuw_cfi_seg *set, *n;
+	u64 pos = p - x->sec->data, m0, m1;
+	u32 k = cfi_seg_op[*p], len;
+
+	do {
+		q = cfi_seg_skip(q, e, k);
+		if (!q)
+			return false;
+	} while (q < e && (k = cfi_seg_op[*q]));
+	len = q - p;
 	cfi_load(x, from);
 	kuw_cur_init(&r.c, x->sec->data, pos + len, x->sec->addr);
 	r.c.pos = pos;
@@ -811,55 +848,59 @@ static kuw_noinline bool cfi_seg_run(struct kuw_cfi *x, u32 from, u64 pos,
 		if (!cfi_seg_op[r.c.data[r.c.pos]] || cfi_step(x, &r))
 			return false;
 	}
-	return cfi_intern(x, to);
+	if (!cfi_intern(x, to))
+		return false;
+	*next = q;
+	if (len > CFI_SEG_MAX)
+		return true;
+	/* first in its set, the others move down (the last one is lost) */
+	set = cfi_seg_set(f, from, w0);
+	for (n = set + CFI_SEG_WAYS - 1; n > set; n--)
+		n[0] = n[-1];
+	cfi_seg_mask(len, &m0, &m1);
+	set->from = from + 1;
+	set->to = *to;
+	set->gen = f->gen;
+	set->len = len;
+	set->w[0] = w0 & m0;
+	set->w[1] = w1 & m1;
+	return true;
 }
 
 /*
- * The state after segment [@p, @p + @len) of the section from state
- * @from: remembered, or run and remembered.  False: not here.
+ * The state after the rule ops at @p (before @e) from state @from, and
+ * where the ops after them start.  A remembered segment that the bytes at
+ * @p begin with is a run of whole rule ops: its result is theirs, and the
+ * ops that may follow are looked up next.  False: not here.
  */
 static inline bool cfi_fast_seg(struct kuw_cfi *x, u32 from, const u8 *p,
-				u32 len, u32 *to)
+				const u8 *e, u32 *to, const u8 **next)
 {
-	struct kuw_cfi_fast *f = x->fast;
+	const struct kuw_cfi_fast *f = x->fast;
 	const u8 *b = x->sec->data;
-	struct kuw_cfi_seg *e;
-	u64 w[2] = { 0, 0 }, h;
-	u32 i;
+	const struct kuw_cfi_seg *set;
+	u64 w[2] = { 0, 0 }, m0, m1;
+	u32 i, left = e - p;
 
-	if (len > CFI_SEG_MAX)
-		return cfi_seg_run(x, from, p - b, len, to);
-	if (p + 2 * sizeof(u64) <= b + x->sec->size) {
+	if (p + sizeof(w) <= b + x->sec->size) {
 		memcpy(w, p, sizeof(w));
-		if (len <= 8) {
-			if (len < 8)
-				w[0] &= (1ULL << 8 * len) - 1;
-			w[1] = 0;
-		} else if (len < 16) {
-			w[1] &= (1ULL << 8 * (len - 8)) - 1;
-		}
 	} else {
-		for (i = 0; i < len; i++)
+		for (i = 0; p + i < b + x->sec->size; i++)
 			w[i / 8] |= (u64)p[i] << 8 * (i % 8);
 	}
-	h = (w[0] ^ (u64)from << 40 ^ (u64)f->gen << 16 ^ len) *
-	    0x9e3779b97f4a7c15ULL;
-	h = (h ^ w[1]) * 0xff51afd7ed558ccdULL;
-	e = &f->seg[(h >> 40) & f->seg_mask];
-	if (e->from == from + 1 && e->gen == f->gen && e->len == len &&
-	    e->w[0] == w[0] && e->w[1] == w[1]) {
-		*to = e->to;
-		return true;
+	set = cfi_seg_set(f, from, w[0]);
+	for (i = 0; i < CFI_SEG_WAYS; i++) {
+		if (set[i].from != from + 1 || set[i].gen != f->gen ||
+		    set[i].len > left)
+			continue;
+		cfi_seg_mask(set[i].len, &m0, &m1);
+		if ((w[0] & m0) == set[i].w[0] && (w[1] & m1) == set[i].w[1]) {
+			*to = set[i].to;
+			*next = p + set[i].len;
+			return true;
+		}
 	}
-	if (!cfi_seg_run(x, from, p - b, len, to))
-		return false;
-	e->from = from + 1;
-	e->to = *to;
-	e->gen = f->gen;
-	e->len = len;
-	e->w[0] = w[0];
-	e->w[1] = w[1];
-	return true;
+	return cfi_seg_run(x, from, p, e, w[0], w[1], to, next);
 }
 
 /* Report the buffered rows; a sink's error is named as cfi_run() does. */
@@ -871,15 +912,21 @@ static int cfi_fast_flush(struct kuw_cfi *x, const struct kuw_sink *sink,
 	u32 i;
 	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++) {
-		t = &f->st[f->row[i].st];
-		if (x->ext && x->ext->row_id)
+	if (x->ext && x->ext->row_id) {
+		for (i = 0; i < n && !ret; i++) {
+			t = &f->st[f->row[i].st];
 			ret = x->ext->row_id(sink->ctx, f->row[i].pc,
 					     (const void *)(f->pool + t->rule),
 					     t->id);
-		else if (sink->row)
+		}
+	} else if (sink->row) {
+		for (i = 0; i < n && !ret; i++) {
+			t = &f->st[f->row[i].st];
 			ret = sink->row(sink->ctx, f->row[i].pc,
 					(const void *)(f->pool + t->rule));
+		}
+	} else {
+		i = n;
 	}
 	x->nrows = i;	/* as cfi_emit() counts them */
 	if (ret < 0 && -ret < KUW_E__COUNT)
@@ -897,8 +944,8 @@ static bool cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
 			 struct kuw_diag *d, int *ret)
 {
 	struct kuw_cfi_fast *f = x->fast;
-	const u8 *b = x->sec->data, *p = b + off, *e = b + end, *q, *at;
-	u32 st = f->init - 1, last = 0, depth = 0, n = 0, k;
+	const u8 *b = x->sec->data, *p = b + off, *e = b + end, *at;
+	u32 st = f->init - 1, last = 0, depth = 0, n = 0;
 	u64 loc = start, delta, to;
 	bool dirty = false;
 	u8 op;
@@ -917,17 +964,9 @@ static bool cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
 			p++;
 			goto advance;
 		}
-		k = cfi_seg_op[op];
-		if (k) {
-			q = p;
-			do {
-				q = cfi_seg_skip(q, e, k);
-				if (!q)
-					return false;
-			} while (q < e && (k = cfi_seg_op[*q]));
-			if (!cfi_fast_seg(x, st, p, q - p, &st))
+		if (cfi_seg_op[op]) {
+			if (!cfi_fast_seg(x, st, p, e, &st, &p))
 				return false;
-			p = q;
 			dirty = true;
 			continue;
 		}

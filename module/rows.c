@@ -1022,7 +1022,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 		    struct kuw_table **out, struct kuw_diag *d)
 {
 	struct kuw_sink sink = { rows_sink_fde, rows_sink_row, NULL };
-	struct kuw_sink_ext ext = { rows_sink_row_id };
+	struct kuw_sink_ext ext = { .row_id = rows_sink_row_id };
 	struct kuw_stats st = { 0 };
 	struct rows_build b;
 	struct rows_sum sm;

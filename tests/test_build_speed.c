@@ -109,7 +109,7 @@ static int bs_row_id(void *ctx, u64 pc, const struct kuw_rule *r, u32 id)
 static u32 bs_check(const char *path)
 {
 	struct kuw_sink sink = { bs_fde, bs_row, NULL };
-	struct kuw_sink_ext ext = { bs_row_id };
+	struct kuw_sink_ext ext = { .row_id = bs_row_id };
 	struct bs_walk w = { 0 }, wi = { 0 };
 	const struct kuw_elf_sec *es;
 	struct kuw_table *t = NULL;

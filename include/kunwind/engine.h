@@ -218,14 +218,25 @@ int kuw_ehf_walk(const struct kuw_obj *o, const struct kuw_sec *s, bool debug,
 		 const struct kuw_sink *sink, struct kuw_stats *st,
 		 struct kuw_diag *d);
 
+/* One row handed over with others (kuw_sink_ext.rows). */
+struct kuw_row_ref {
+	u64 pc;
+	const struct kuw_rule *rule;
+	u32 id;			/* as kuw_sink_ext.row_id's */
+};
+
 /*
  * kuw_ehf_walk() for a sink that also takes @row_id: when set, it is called
  * instead of sink->row, with an @id that is non-zero and equal for two rows
  * only when their rules are equal (within one walk; equal rules may still
  * get different ids), so the sink can reuse what it made of @r before.
+ * @rows (optional, with @row_id) takes @n >= 1 consecutive rows of one FDE
+ * at once, exactly as that many @row_id calls would; on a non-zero return
+ * *@done is the number of rows taken before the one that failed.
  */
 struct kuw_sink_ext {
 	int (*row_id)(void *ctx, u64 pc, const struct kuw_rule *r, u32 id);
+	int (*rows)(void *ctx, const struct kuw_row_ref *r, u32 n, u32 *done);
 };
 
 int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,

@@ -35,6 +35,14 @@ struct rows_fde {
 	u32 nrows;
 };
 
+/* An FDE with rows, in address order, for rows_emit(): 16 bytes. */
+struct rows_cfde {
+	u32 start;	/* - base */
+	u32 end;	/* - base */
+	u32 first;	/* first row in rows_build.rows */
+	u32 nrows;
+};
+
 struct rows_build {
 	const struct kuw_obj *obj;
 	int src;
@@ -379,18 +387,24 @@ static int rows_expand_pcmask(struct rows_build *b)
 }
 
 /* Close the current FDE: its row count is final after this. */
+/* The current FDE's rows are final: count them. */
+static kuw_always_inline void rows_close_fde(struct rows_build *b)
+{
+	b->fdes[b->nfdes - 1].nrows = b->nrows - b->cur_first;
+	b->have_cur = false;
+}
+
 static int rows_finish_fde(struct rows_build *b)
 {
 	int ret = 0;
 
 	if (!b->have_cur)
 		return 0;
-	b->have_cur = false;
 	b->cur_lim = 0;
 	if (b->cur_pcmask)
 		ret = rows_expand_pcmask(b);
 	b->npend = 0;
-	b->fdes[b->nfdes - 1].nrows = b->nrows - b->cur_first;
+	rows_close_fde(b);
 	return ret;
 }
 
@@ -410,8 +424,7 @@ static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
 
 	if (b->have_cur) {
 		if (likely(!b->cur_pcmask)) {
-			b->fdes[b->nfdes - 1].nrows = b->nrows - b->cur_first;
-			b->have_cur = false;
+			rows_close_fde(b);
 		} else {
 			ret = rows_finish_fde(b);
 			if (ret)
@@ -575,41 +588,117 @@ static kuw_always_inline bool rows_fde_lt(const struct rows_fde *x,
 	return x->off < y->off;
 }
 
-/* At most this many piles in rows_sort_fdes(), else kuw_sort(). */
+/* At most this many piles in rows_order(), else kuw_sort(). */
 #define ROWS_PILES	32
 #define ROWS_NIL	0xffffffffU
 
-/*
- * Sort the FDEs by start address (then end, then offset: no two compare
- * equal, so any correct sort gives one order).  They come as a few
- * ascending sequences interleaved: vmlinux .eh_frame has 1337 ascending
- * runs (each object file's .init.text FDEs follow its .text ones) but only
- * 10 such sequences.  Deal each FDE onto the first pile whose last FDE
- * does not sort after it (patience sorting; the piles' last FDEs sort in
- * decreasing order, so the pile the FDE before went to is tried first,
- * then a binary search), chaining each pile's FDEs by index; then merge
- * the piles into a new array, taking FDEs from the pile with the least
- * head while it stays below the second least (vmlinux: 37 switches).
- * SFrame comes sorted: one pile, no copy.  More than ROWS_PILES piles, or
- * no memory: kuw_sort() (a heap sort in the kernel) in place.
- */
-static kuw_noinline void rows_sort_fdes(struct rows_build *b)
-{
-	struct rows_fde *a = b->fdes, *out;
-	u32 n = b->nfdes, np = 0, i, p = 0, q, k, lo, hi, o;
-	u32 *next, *last, *head;	/* [n], [ROWS_PILES], [ROWS_PILES] */
-	const struct rows_fde *lim;
+/* Blocks per page: 1 << KUW_PAGE_BLOCKS_LOG. */
+#define KUW_PAGE_BLOCKS_LOG	6
 
-	if (n < 2)
-		return;
-	next = kuw_alloc_raw(((size_t)n + 2 * ROWS_PILES) * sizeof(u32));
-	if (!next)
-		goto heap;
-	last = next + n;
-	head = last + ROWS_PILES;
+/*
+ * What the layout needs of the FDEs with rows, summed in any order: the
+ * lowest start is the table's base; once no two FDEs overlap, the highest
+ * end is the last one's end.
+ */
+struct rows_sum {
+	u64 lo;		/* lowest start, ~0 when none */
+	u64 hi;		/* highest end */
+	u64 covered;	/* bytes they cover */
+	u32 nfde;
+};
+
+/*
+ * The FDEs dealt onto piles, each an ascending sequence chained by index
+ * (rows_deal()); @np == 0 with FDEs: sorted in place instead.
+ */
+struct rows_piles {
+	u32 *next;	/* [nfdes] */
+	u32 last[ROWS_PILES];
+	u32 head[ROWS_PILES];
+	u32 np;
+};
+
+/* rows_visit()'s state: one pass over the FDEs in address order. */
+struct rows_ord {
+	struct rows_cfde *cf;	/* FDEs with rows; NULL: only check */
+	u32 *page;		/* a page holding some FDE: 1 */
+	u64 base;
+	u64 prev_end;		/* of the last non-empty FDE */
+	u32 ncf;
+	u32 mp;			/* pages below mp are marked */
+	u8 pshift;
+	bool any;
+};
+
+/*
+ * The next FDE in address order.  Each is checked for overlap against the
+ * last non-empty one before it, not only its neighbour: an empty FDE
+ * between two overlapping ones must not hide the overlap (the layout
+ * relies on sorted, disjoint ranges).  An FDE with rows marks its pages
+ * and goes to @cf.  @w is a local of the caller (kept in registers).
+ */
+static kuw_always_inline int rows_visit(struct rows_build *b,
+					struct rows_ord *w,
+					const struct rows_fde *f)
+{
+	struct rows_cfde *c;
+	u32 p, first, last;
+
+	if (f->start == f->end)
+		return 0;
+	if (w->any && f->start < w->prev_end)
+		return kuw_fail(b->diag, b->secname, f->off, KUW_E_OVERLAP);
+	w->any = true;
+	w->prev_end = f->end;
+	if (!f->nrows || !w->cf)
+		return 0;
+	c = &w->cf[w->ncf++];
+	c->start = f->start - w->base;
+	c->end = f->end - w->base;
+	c->first = f->first;
+	c->nrows = f->nrows;
+	first = c->start >> w->pshift;
+	last = (c->end - 1) >> w->pshift;
+	if (last >= w->mp) {
+		for (p = first > w->mp ? first : w->mp; p <= last; p++)
+			w->page[p] = 1;
+		w->mp = last + 1;
+	}
+	return 0;
+}
+
+/*
+ * Deal the FDEs onto piles for rows_order(), summing @sm up on the way.
+ * They come as a few ascending sequences interleaved: vmlinux .eh_frame
+ * has 1337 ascending runs (each object file's .init.text FDEs follow its
+ * .text ones) but only 10 such sequences.  Each FDE goes onto the first
+ * pile whose last FDE does not sort after it (patience sorting; the
+ * piles' last FDEs sort in decreasing order, so the pile the FDE before
+ * went to is tried first, then a binary search).  More than ROWS_PILES
+ * piles, or no memory: kuw_sort() (a heap sort in the kernel) in place.
+ */
+static kuw_noinline void rows_deal(struct rows_build *b, struct rows_piles *pl,
+				   struct rows_sum *sm)
+{
+	const struct rows_fde *a = b->fdes;
+	u32 n = b->nfdes, np = 0, i, p = 0, k, lo, hi, nfde = 0;
+	u64 lo_start = ~0ULL, hi_end = 0, covered = 0;
+	u32 *next, *last = pl->last, *head = pl->head;
+
+	next = kuw_alloc_raw(((size_t)n + 1) * sizeof(u32));
 	for (i = 0; i < n; i++) {
 		const struct rows_fde *x = &a[i];
 
+		if (x->nrows) {
+			nfde++;
+			covered += x->end - x->start;
+			if (x->start < lo_start)
+				lo_start = x->start;
+			if (x->end > hi_end)
+				hi_end = x->end;
+		}
+		if (!next)
+			continue;
 		if (!(p < np && !rows_fde_lt(x, &a[last[p]]) &&
 		      (!p || rows_fde_lt(x, &a[last[p - 1]])))) {
 			/* the first pile whose last FDE is not after x */
@@ -626,7 +715,8 @@ static kuw_noinline void rows_sort_fdes(struct rows_build *b)
 			if (p == np) {
 				if (np == ROWS_PILES) {
 					kuw_free(next);
-					goto heap;
+					next = NULL;
+					continue;
 				}
 				np++;
 				head[p] = i;
@@ -637,18 +727,40 @@ static kuw_noinline void rows_sort_fdes(struct rows_build *b)
 		next[last[p]] = i;
 		last[p] = i;
 	}
-	if (np == 1) {
-		kuw_free(next);
-		return;
+	sm->lo = lo_start;
+	sm->hi = hi_end;
+	sm->covered = covered;
+	sm->nfde = nfde;
+	pl->next = next;
+	pl->np = next ? np : 0;
+	if (!next)
+		kuw_sort(b->fdes, n, sizeof(*a), rows_cmp_fde);
+}
+
+/*
+ * rows_visit() the FDEs in address order: start, then end, then offset
+ * (no two compare equal, so any correct sort gives one order).  Merge the
+ * piles, taking FDEs from the pile with the least head while it stays
+ * below the second least (vmlinux: 37 switches).
+ */
+static kuw_noinline int rows_order(struct rows_build *b, struct rows_piles *pl,
+				   struct rows_ord *wo)
+{
+	const struct rows_fde *a = b->fdes, *lim;
+	u32 *next = pl->next, *head = pl->head, np = pl->np, i, p, q, k;
+	struct rows_ord w = *wo;
+	int ret = 0;
+
+	if (!np) {	/* sorted in place */
+		for (i = 0; i < b->nfdes; i++) {
+			ret = rows_visit(b, &w, &a[i]);
+			if (ret)
+				break;
+		}
+		goto out;
 	}
 	for (p = 0; p < np; p++)
-		next[last[p]] = ROWS_NIL;
-	out = kuw_alloc_raw((size_t)n * sizeof(*a));
-	if (!out) {
-		kuw_free(next);
-		goto heap;
-	}
-	o = 0;
+		next[pl->last[p]] = ROWS_NIL;
 	while (np > 1) {
 		/* p: the pile with the least head, q: the second least */
 		p = 0;
@@ -668,7 +780,9 @@ static kuw_noinline void rows_sort_fdes(struct rows_build *b)
 		lim = &a[head[q]];
 		i = head[p];
 		do {
-			out[o++] = a[i];
+			ret = rows_visit(b, &w, &a[i]);
+			if (ret)
+				goto out;
 			i = next[i];
 		} while (i != ROWS_NIL && rows_fde_lt(&a[i], lim));
 		if (i == ROWS_NIL)
@@ -676,15 +790,14 @@ static kuw_noinline void rows_sort_fdes(struct rows_build *b)
 		else
 			head[p] = i;
 	}
-	for (i = head[0]; i != ROWS_NIL; i = next[i])
-		out[o++] = a[i];
-	kuw_free(next);
-	kuw_free(a);
-	b->fdes = out;
-	b->cap_fdes = n;
-	return;
-heap:
-	kuw_sort(a, n, sizeof(*a), rows_cmp_fde);
+	for (i = head[0]; i != ROWS_NIL; i = next[i]) {
+		ret = rows_visit(b, &w, &a[i]);
+		if (ret)
+			break;
+	}
+out:
+	*wo = w;
+	return ret;
 }
 
 /* Rule 0, KUW_RULE_NONE: all zero (static: the build's frame is large). */
@@ -706,59 +819,6 @@ static u32 rows_align4(u64 n)
 	return (n + 3) & ~3ULL;
 }
 
-/* Blocks per page: 1 << KUW_PAGE_BLOCKS_LOG. */
-#define KUW_PAGE_BLOCKS_LOG	6
-
-/* What one pass over the sorted FDEs finds (rows_check_fdes()). */
-struct rows_sum {
-	u64 base;	/* start of the first FDE with rows */
-	u64 span;	/* from base to the end of the last one */
-	u64 covered;	/* bytes the FDEs with rows cover */
-	u32 nfde;	/* FDEs with rows */
-	u32 nrows;	/* their rows plus one end marker each */
-};
-
-/*
- * Check the sorted FDEs for overlap, each against the last non-empty one
- * before it, not only its neighbour: an empty FDE between two overlapping
- * ones must not hide the overlap (rows_layout() relies on sorted,
- * disjoint ranges).  Sum up what rows_layout() needs on the way.
- */
-static int rows_check_fdes(struct rows_build *b, struct rows_sum *sm)
-{
-	const struct rows_fde *f = b->fdes, *e = f + b->nfdes;
-	u64 prev_end = 0, last_end = 0;
-	bool any = false, rows = false;
-
-	sm->base = 0;
-	sm->span = 0;
-	sm->covered = 0;
-	sm->nfde = 0;
-	sm->nrows = 0;
-	for (; f < e; f++) {
-		if (f->start == f->end)
-			continue;
-		if (any && f->start < prev_end)
-			return kuw_fail(b->diag, b->secname, f->off,
-					KUW_E_OVERLAP);
-		any = true;
-		prev_end = f->end;
-		if (!f->nrows)
-			continue;
-		if (!rows) {
-			sm->base = f->start;
-			rows = true;
-		}
-		last_end = f->end;
-		sm->nfde++;
-		sm->nrows += f->nrows + 1;
-		sm->covered += f->end - f->start;
-	}
-	if (rows)
-		sm->span = last_end - sm->base;
-	return 0;
-}
-
 /*
  * Block size: about four rows per block where there is code, from the
  * bytes the FDEs cover (not the span, which may hold large gaps); then
@@ -778,28 +838,27 @@ static u32 rows_block_shift(u64 covered, u64 span, u32 nrows)
 }
 
 /*
- * The rows of the sorted FDEs into pc[] and r16[] or r32[] (@wide), each
- * FDE's rows then its end marker, merging equal neighbours inside an FDE.
- * An FDE's first row is always kept, even when it repeats the rule of the
- * FDE before it: the row a pc is reported under (debugfs rules,
- * kunwind-dump rules) then always starts inside that pc's function.  An
- * end marker where the next FDE starts gives way to its first row.
- * Returns the number of rows.
+ * The rows of the FDEs @cf (address order) into pc[] and r16[] or r32[]
+ * (@wide), each FDE's rows then its end marker, merging equal neighbours
+ * inside an FDE.  An FDE's first row is always kept, even when it repeats
+ * the rule of the FDE before it: the row a pc is reported under (debugfs
+ * rules, kunwind-dump rules) then always starts inside that pc's
+ * function.  An end marker where the next FDE starts gives way to its
+ * first row.  Returns the number of rows.
  */
-static kuw_always_inline u32 rows_emit(const struct rows_build *b, u64 base,
+static kuw_always_inline u32 rows_emit(const struct rows_build *b,
+				       const struct rows_cfde *cf, u32 ncf,
 				       u32 *pc, u16 *r16, u32 *r32, bool wide)
 {
-	const struct rows_fde *f = b->fdes, *fe = f + b->nfdes;
+	const struct rows_cfde *c, *ce = cf + ncf;
 	const struct rows_row *r, *e;
 	u32 *pp = pc, *p32 = r32, fo, o, prev, rule;
 	u16 *p16 = r16;
 
-	for (; f < fe; f++) {
-		if (f->start == f->end || !f->nrows)
-			continue;
-		fo = f->start - base;
-		r = &b->rows[f->first];
-		e = r + f->nrows;
+	for (c = cf; c < ce; c++) {
+		fo = c->start;
+		r = &b->rows[c->first];
+		e = r + c->nrows;
 		o = fo + r->off;
 		if (pp != pc && pp[-1] == o) {
 			/* end marker where this FDE starts */
@@ -826,7 +885,7 @@ static kuw_always_inline u32 rows_emit(const struct rows_build *b, u64 base,
 			else
 				*p16++ = rule;
 		}
-		*pp++ = f->end - base;
+		*pp++ = c->end;
 		if (wide)
 			*p32++ = KUW_RULE_NONE;
 		else
@@ -835,16 +894,18 @@ static kuw_always_inline u32 rows_emit(const struct rows_build *b, u64 base,
 	return pp - pc;
 }
 
-static kuw_noinline u32 rows_emit16(const struct rows_build *b, u64 base,
+static kuw_noinline u32 rows_emit16(const struct rows_build *b,
+				    const struct rows_cfde *cf, u32 ncf,
 				    u32 *pc, u16 *r16)
 {
-	return rows_emit(b, base, pc, r16, NULL, false);
+	return rows_emit(b, cf, ncf, pc, r16, NULL, false);
 }
 
-static kuw_noinline u32 rows_emit32(const struct rows_build *b, u64 base,
+static kuw_noinline u32 rows_emit32(const struct rows_build *b,
+				    const struct rows_cfde *cf, u32 ncf,
 				    u32 *pc, u32 *r32)
 {
-	return rows_emit(b, base, pc, NULL, r32, true);
+	return rows_emit(b, cf, ncf, pc, NULL, r32, true);
 }
 
 /*
@@ -879,42 +940,57 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
 }
 
 /*
- * Lay the sorted, checked FDEs' rows out in the final table.  The table
- * is not zeroed when allocated: every byte of it is written here.
+ * Check the FDEs in address order and lay their rows out in the final
+ * table.  The table is not zeroed when allocated: every byte of it is
+ * written here.
  */
-static int rows_layout(struct rows_build *b, const struct rows_sum *sm,
-		       struct kuw_table **out)
+static int rows_layout(struct rows_build *b, struct kuw_table **out)
 {
-	u32 nrows = sm->nrows, i, nblocks, shift, pshift, npages;
+	struct rows_piles pl;
+	struct rows_sum sm;
+	u32 nrows, i, nblocks, shift, pshift, npages;
 	const char *owner = b->obj->owner ? b->obj->owner : "?";
 	u32 owner_len = strlen(owner) + 1;
-	u64 base = sm->base, span = sm->span, off, sz_hdr, sz_pc, sz_rule;
+	u64 base = 0, span = 0, off, sz_hdr, sz_pc, sz_rule;
 	u64 sz_roff, sz_block, sz_page, sz_pool;
+	struct rows_ord w = { 0 };
 	struct kuw_table *t;
-	u32 *pc, *roff, *block, *page;
+	u32 *pc, *roff, *block, *page = NULL;
 	u16 *r16 = NULL;
 	u32 *r32 = NULL;
 	u8 *mem;
 	bool wide;
+	int ret;
 
-	if (span > 0xffffffffULL)
-		return kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
-	shift = rows_block_shift(sm->covered, span, nrows);
+	rows_deal(b, &pl, &sm);
+	/* every row belongs to an FDE with rows, each gets an end marker */
+	nrows = b->nrows + sm.nfde;
+	if (sm.nfde) {
+		base = sm.lo;
+		span = sm.hi - base;
+	}
+	shift = rows_block_shift(sm.covered, span, nrows);
 	pshift = shift + KUW_PAGE_BLOCKS_LOG;
 	npages = (span >> pshift) + 1;
-	/* pages holding some FDE: counted in page[], as blocks later */
-	page = kuw_alloc(((size_t)npages + 1) * 4);
-	if (!page)
-		return kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
-	for (i = 0; i < b->nfdes; i++) {
-		const struct rows_fde *f = &b->fdes[i];
-		u32 p, last;
-
-		if (f->start == f->end || !f->nrows)
-			continue;
-		last = (f->end - 1 - base) >> pshift;
-		for (p = (f->start - base) >> pshift; p <= last; p++)
-			page[p] = 1;
+	if (span <= 0xffffffffULL) {
+		/* pages holding some FDE: marked in page[], as blocks later */
+		page = kuw_alloc(((size_t)npages + 1) * 4);
+		w.cf = kuw_alloc_raw(((size_t)sm.nfde + 1) * sizeof(*w.cf));
+		if (!page || !w.cf) {
+			ret = kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+			goto out;
+		}
+		w.page = page;
+		w.base = base;
+		w.pshift = pshift;
+	}
+	/* too large a span: the FDEs are only checked (overlap first) */
+	ret = rows_order(b, &pl, &w);
+	if (ret)
+		goto out;
+	if (span > 0xffffffffULL) {
+		ret = kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
+		goto out;
 	}
 	nblocks = 0;
 	for (i = 0; i < npages; i++) {
@@ -937,13 +1013,13 @@ static int rows_layout(struct rows_build *b, const struct rows_sum *sm,
 	off = sz_hdr + sz_pc + sz_rule + sz_roff + sz_block + sz_page +
 	      sz_pool + owner_len;
 	if (off > 0x7fffffffULL) {
-		kuw_free(page);
-		return kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
+		ret = kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
+		goto out;
 	}
 	mem = kuw_alloc_raw(off);
 	if (!mem) {
-		kuw_free(page);
-		return kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+		ret = kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+		goto out;
 	}
 	t = (struct kuw_table *)mem;
 	memset(mem, 0, sz_hdr);
@@ -973,9 +1049,9 @@ static int rows_layout(struct rows_build *b, const struct rows_sum *sm,
 	memcpy(roff, b->rule_off, (size_t)b->nrules * 4);
 
 	if (wide)
-		i = rows_emit32(b, base, pc, r32);
+		i = rows_emit32(b, w.cf, w.ncf, pc, r32);
 	else
-		i = rows_emit16(b, base, pc, r16);
+		i = rows_emit16(b, w.cf, w.ncf, pc, r16);
 	/* merged rows leave the arrays' tails unused: zero them */
 	memset(pc + i, 0, sz_pc - (u64)i * 4);
 	if (wide)
@@ -997,14 +1073,21 @@ static int rows_layout(struct rows_build *b, const struct rows_sum *sm,
 	t->nrows = nrows;
 	t->nrules = b->nrules;
 	t->nblocks = nblocks;
-	t->nfde = sm->nfde;
+	t->nfde = sm.nfde;
 	t->pc = pc;
 	t->rule16 = r16;
 	t->rule32 = r32;
 	t->rule_off = roff;
 	t->block = block;
 	*out = t;
+	kuw_free(w.cf);
+	kuw_free(pl.next);
 	return 0;
+out:
+	kuw_free(page);
+	kuw_free(w.cf);
+	kuw_free(pl.next);
+	return ret;
 }
 
 /**
@@ -1025,7 +1108,6 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	struct kuw_sink_ext ext = { .row_id = rows_sink_row_id };
 	struct kuw_stats st = { 0 };
 	struct rows_build b;
-	struct rows_sum sm;
 	u32 idx;
 	int ret;
 
@@ -1072,10 +1154,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 		goto out;
 	}
 
-	rows_sort_fdes(&b);
-	ret = rows_check_fdes(&b, &sm);
-	if (!ret)
-		ret = rows_layout(&b, &sm, out);
+	ret = rows_layout(&b, out);
 	if (!ret) {
 		(*out)->ncie = st.ncie;
 		(*out)->sec = s->data;

@@ -635,9 +635,8 @@ struct kuw_cfi_fst {
 
 /* A remembered segment: 32 bytes. */
 struct kuw_cfi_seg {
-	u32 from;		/* state index + 1; 0: empty */
+	u64 key;		/* cfi_seg_key(); 0: empty */
 	u32 to;			/* state index */
-	u32 gen;		/* kuw_cfi_fast.gen of the CIE run */
 	u32 len;
 	u64 w[2];		/* its bytes, zero-padded */
 };
@@ -804,16 +803,18 @@ static void cfi_seg_mask(u32 len, u64 *m0, u64 *m1)
 	*m1 = len >= 16 ? ~0ULL : len <= 8 ? 0 : (1ULL << 8 * (len - 8)) - 1;
 }
 
-/*
- * A set of remembered segments: the state they start from, the CIE run,
- * their first op byte and the next (unless the op is one byte long).
- */
-static struct kuw_cfi_seg *cfi_seg_set(const struct kuw_cfi_fast *f,
-				       u32 from, u64 w0)
+/* What a remembered segment starts from: a state, under a CIE run. */
+static inline u64 cfi_seg_key(const struct kuw_cfi_fast *f, u32 from)
 {
-	u64 k = cfi_seg_op[w0 & 0xff] == 1 ? w0 & 0xff : w0 & 0xffff;
+	return (u64)f->gen << 32 | (from + 1);
+}
 
-	k = (k | (u64)from << 16 | (u64)f->gen << 40) * 0x9e3779b97f4a7c15ULL;
+/* The set of remembered segments: by key and the first two bytes. */
+static inline struct kuw_cfi_seg *cfi_seg_set(const struct kuw_cfi_fast *f,
+					      u64 key, u64 w0)
+{
+	u64 k = (key << 16 ^ (w0 & 0xffff)) * 0x9e3779b97f4a7c15ULL;
+
 	return &f->seg[(k >> 40) & f->seg_mask & ~(CFI_SEG_WAYS - 1)];
 }
 
@@ -853,13 +854,12 @@ static kuw_noinline bool cfi_seg_run(struct kuw_cfi *x, u32 from,
 	if (len > CFI_SEG_MAX)
 		return true;
 	/* first in its set, the others move down (the last one is lost) */
-	set = cfi_seg_set(f, from, w0);
+	set = cfi_seg_set(f, cfi_seg_key(f, from), w0);
 	for (n = set + CFI_SEG_WAYS - 1; n > set; n--)
 		n[0] = n[-1];
 	cfi_seg_mask(len, &m0, &m1);
-	set->from = from + 1;
+	set->key = cfi_seg_key(f, from);
 	set->to = *to;
-	set->gen = f->gen;
 	set->len = len;
 	set->w[0] = w0 & m0;
 	set->w[1] = w1 & m1;
@@ -878,7 +878,7 @@ static inline bool cfi_fast_seg(struct kuw_cfi *x, u32 from, const u8 *p,
 	const struct kuw_cfi_fast *f = x->fast;
 	const u8 *b = x->sec->data;
 	const struct kuw_cfi_seg *set;
-	u64 w[2] = { 0, 0 }, m0, m1;
+	u64 w[2] = { 0, 0 }, m0, m1, key = cfi_seg_key(f, from);
 	u32 i, left = e - p;
 
 	if (p + sizeof(w) <= b + x->sec->size) {
@@ -887,10 +887,9 @@ static inline bool cfi_fast_seg(struct kuw_cfi *x, u32 from, const u8 *p,
 		for (i = 0; p + i < b + x->sec->size; i++)
 			w[i / 8] |= (u64)p[i] << 8 * (i % 8);
 	}
-	set = cfi_seg_set(f, from, w[0]);
+	set = cfi_seg_set(f, key, w[0]);
 	for (i = 0; i < CFI_SEG_WAYS; i++) {
-		if (set[i].from != from + 1 || set[i].gen != f->gen ||
-		    set[i].len > left)
+		if (set[i].key != key || set[i].len > left)
 			continue;
 		cfi_seg_mask(set[i].len, &m0, &m1);
 		if ((w[0] & m0) == set[i].w[0] && (w[1] & m1) == set[i].w[1]) {

@@ -609,6 +609,9 @@ static int cfi_run(struct kuw_cfi *x, struct cfi_run *r, struct kuw_diag *d)
  */
 #define CFI_SEG_MAX	16	/* longest segment remembered, bytes */
 #define CFI_SEG_WAYS	4	/* segments remembered per set */
+#ifndef CFI_SEG_CAP
+#define CFI_SEG_CAP	2048	/* most segments remembered */
+#endif
 #define CFI_FAST_ROWS	512	/* rows of one FDE buffered */
 
 /* An interned state in kuw_cfi_fast.pool: this, its live columns. */
@@ -1062,10 +1065,13 @@ static void cfi_fast_cie(struct kuw_cfi *x)
 /*
  * The fast path's memory for a section of @size bytes, in one block: room
  * for one state per 64 bytes (at least 128, at most 1024) and one segment
- * per 64 bytes (at least 256, at most 4096), a pool of 128 bytes a state.
+ * per 64 bytes (at least 256, at most CFI_SEG_CAP), a pool of 128 bytes a
+ * state.
  * Measured: kunwind.ko's 7.7 KB .eh_frame has 89 states, the test
  * kernel's 624 KB 287, libLLVM-14's 4.9 MB 985; a state takes 112 bytes
- * of pool on average.  Full, it sends FDEs to the general path.
+ * of pool on average.  Full, it sends FDEs to the general path.  Room
+ * for 1024 or 2048 segments instead of 4096 costs the test kernel's table
+ * build 1.1% or 0.3% more instructions.
  */
 static struct kuw_cfi_fast *cfi_fast_alloc(u64 size)
 {
@@ -1076,24 +1082,27 @@ static struct kuw_cfi_fast *cfi_fast_alloc(u64 size)
 
 	while (nst < 1024 && nst < size / 64)
 		nst *= 2;
-	while (nseg < 4096 && nseg < size / 64)
+	while (nseg < CFI_SEG_CAP && nseg < size / 64)
 		nseg *= 2;
 	sz = sizeof(*f) + (u64)nseg * sizeof(*f->seg) +
-	     (u64)nst * sizeof(*f->st) + (u64)nst * 2 * 4 + (u64)nst * 128;
-	m = kuw_alloc(sz);
+	     (u64)nst * 2 * 4 + (u64)nst * sizeof(*f->st) + (u64)nst * 128;
+	/* only what is read before it is written is zeroed */
+	m = kuw_alloc_raw(sz);
 	if (!m)
 		return NULL;
 	f = (struct kuw_cfi_fast *)m;
+	memset(f, 0, offsetof(struct kuw_cfi_fast, row));
 	m += sizeof(*f);
 	f->seg = (struct kuw_cfi_seg *)m;
 	f->seg_mask = nseg - 1;
 	m += (u64)nseg * sizeof(*f->seg);
-	f->st = (struct kuw_cfi_fst *)m;
-	f->cap_st = nst;
-	m += (u64)nst * sizeof(*f->st);
 	f->hash = (u32 *)m;
 	f->hash_mask = nst * 2 - 1;
 	m += (u64)nst * 2 * 4;
+	memset(f->seg, 0, m - (u8 *)f->seg);
+	f->st = (struct kuw_cfi_fst *)m;
+	f->cap_st = nst;
+	m += (u64)nst * sizeof(*f->st);
 	f->pool = m;
 	f->pool_cap = nst * 128;
 	return f;
@@ -1103,7 +1112,10 @@ void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
 {
 	u32 n = 16;
 
-	/* entries of x->rc worth zeroing for a section of @size bytes */
+	/*
+	 * Entries of x->rc worth zeroing for a section of @size bytes: the
+	 * general path runs only what the fast path leaves (few FDEs).
+	 */
 	while (n < KUW_CFI_RCACHE && n < size / 256)
 		n *= 2;
 	x->rc = kuw_alloc((size_t)n * sizeof(*x->rc));

@@ -53,7 +53,7 @@ struct kuw_cfi_cie {
  * fields cfi_same() reads are kept in @st.  An entry is about 600 bytes,
  * which the kernel zeroes: kuw_cfi_rc_size() sizes the cache by section.
  */
-#define KUW_CFI_RCACHE	256	/* most entries (a power of two) */
+#define KUW_CFI_RCACHE	32	/* most entries (a power of two) */
 
 struct kuw_cfi_rc {
 	u32 id;			/* 0: empty */

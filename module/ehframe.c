@@ -55,6 +55,7 @@ struct ehf_cie {
 	struct kuw_cfi_cie c;
 	u8 lsda_enc;
 	bool z;			/* FDEs have an augmentation data length */
+	bool fast;		/* its FDEs may take ehf_fde_fast() */
 };
 
 struct ehf_rec {
@@ -170,6 +171,7 @@ static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 	c.pos = r->body;
 	cie->off = ~0ULL;
 	cie->z = false;
+	cie->fast = false;
 	cie->lsda_enc = KUW_DW_EH_PE_omit;
 	cie->c.fde_enc = KUW_DW_EH_PE_absptr;
 	cie->c.signal = 0;
@@ -283,6 +285,9 @@ static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 	cie->insn = c.pos;
 	cie->end = r->end;
 	cie->off = r->off;
+	cie->fast = !w->debug && cie->z &&
+		    cie->lsda_enc == KUW_DW_EH_PE_omit &&
+		    cie->c.fde_enc == (KUW_DW_EH_PE_pcrel | KUW_DW_EH_PE_sdata4);
 	return 0;
 }
 
@@ -387,6 +392,53 @@ static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
 	return 0;
 }
 
+/* FDE record: length, CIE pointer, start, range, augmentation length. */
+#define EHF_FAST_MIN	13
+
+/*
+ * The usual .eh_frame FDE, read in one go: a 32-bit length, its CIE the
+ * one parsed last (w->cie) with pcrel|sdata4 pointers, 'z' and no LSDA, a
+ * one-byte augmentation data length, a range in the text.  Anything else,
+ * or anything wrong, is left to ehf_rec() and ehf_fde_parse(), which make
+ * every check and name the error: false then.  @off + 4 <= size.
+ */
+static kuw_always_inline bool ehf_fde_fast(const struct ehf_walk *w, u64 off,
+					   struct ehf_rec *r,
+					   struct ehf_fde *f)
+{
+	const struct kuw_obj *o = w->o;
+	const u8 *p = w->s->data + off;
+	u32 len = kuw_get_le32(p), id;
+	u64 start, end;
+	u8 alen;
+
+	if (!w->cie.fast || len < EHF_FAST_MIN || len >= 0xfffffff0U ||
+	    len > w->s->size - off - 4)
+		return false;
+	id = kuw_get_le32(p + 4);
+	if (!id || id > off + 4 || off + 4 - id != w->cie.off)
+		return false;
+	/* pcrel from the field's run-time address; the range is sdata4 too */
+	start = w->s->addr + off + 8 + (u64)(s64)(s32)kuw_get_le32(p + 8);
+	if (__builtin_add_overflow(start,
+				   (u64)(s64)(s32)kuw_get_le32(p + 12), &end))
+		return false;
+	alen = p[16];
+	if ((alen & 0x80) || alen > len - EHF_FAST_MIN)
+		return false;
+	if (o->text_end > o->text_start &&
+	    (start < o->text_start || end > o->text_end))
+		return false;
+	r->off = off;
+	r->end = off + 4 + len;
+	f->start = start;
+	f->end = end;
+	f->insn = off + 4 + EHF_FAST_MIN + alen;
+	f->insn_end = r->end;
+	f->skip = false;
+	return true;
+}
+
 static void ehf_init(struct ehf_walk *w, const struct kuw_obj *o,
 		     const struct kuw_sec *s, bool debug, struct kuw_diag *d)
 {
@@ -403,6 +455,7 @@ static void ehf_init(struct ehf_walk *w, const struct kuw_obj *o,
 	if (o->text_end > o->text_start)
 		w->pb.have |= KUW_PB_TEXT;
 	w->cie.off = ~0ULL;
+	w->cie.fast = false;
 }
 
 /**
@@ -479,36 +532,43 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 			ret = ehf_err(&w, off, KUW_E_TRUNC);
 			break;
 		}
-		ret = ehf_rec(&w, off, &r);
-		if (ret)
-			break;
-		if (r.term) {
-			off = r.end;
-			continue;
-		}
-		if (r.cie) {
-			/* Check it whole, initial instructions included. */
-			w.cie.off = ~0ULL;
-			ret = ehf_cie_parse(&w, &r);
+		/*
+		 * An FDE of the CIE parsed last: that CIE's initial
+		 * instructions ran after it was parsed (init_cie).
+		 */
+		if (!ehf_fde_fast(&w, off, &r, &f)) {
+			ret = ehf_rec(&w, off, &r);
 			if (ret)
 				break;
-		} else {
-			ret = ehf_fde_parse(&w, &r, &f);
-			if (ret)
-				break;
-		}
-		if (w.cie.off != init_cie) {
-			x->cie = w.cie.c;
-			init_cie = ~0ULL;
-			ret = kuw_cfi_run_cie(x, w.cie.insn, w.cie.end, d);
-			if (ret)
-				break;
-			init_cie = w.cie.off;
-		}
-		if (r.cie) {
-			lst.ncie++;
-			off = r.end;
-			continue;
+			if (r.term) {
+				off = r.end;
+				continue;
+			}
+			if (r.cie) {
+				/* Check it whole, initial instructions too. */
+				w.cie.off = ~0ULL;
+				ret = ehf_cie_parse(&w, &r);
+				if (ret)
+					break;
+			} else {
+				ret = ehf_fde_parse(&w, &r, &f);
+				if (ret)
+					break;
+			}
+			if (w.cie.off != init_cie) {
+				x->cie = w.cie.c;
+				init_cie = ~0ULL;
+				ret = kuw_cfi_run_cie(x, w.cie.insn, w.cie.end,
+						      d);
+				if (ret)
+					break;
+				init_cie = w.cie.off;
+			}
+			if (r.cie) {
+				lst.ncie++;
+				off = r.end;
+				continue;
+			}
 		}
 		lst.nfde++;
 		if (f.skip || f.start == f.end) {

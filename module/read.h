@@ -34,6 +34,12 @@ static inline void kuw_cur_init(struct kuw_cur *c, const u8 *data, u64 size,
 	c->addr = addr;
 }
 
+/* Little-endian 32 bits at @p (any alignment), no bound check. */
+static inline u32 kuw_get_le32(const u8 *p)
+{
+	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
 static inline u64 kuw_cur_left(const struct kuw_cur *c)
 {
 	return c->pos < c->end ? c->end - c->pos : 0;

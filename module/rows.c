@@ -415,29 +415,13 @@ static kuw_noinline int rows_grow_fdes(struct rows_build *b)
 			 sizeof(*b->fdes));
 }
 
-static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
+/* Start filling FDE @fi (its range checked, room in fdes[]). */
+static kuw_always_inline void rows_open_fde(struct rows_build *b,
+					    const struct kuw_fde_info *fi)
 {
-	struct rows_build *b = ctx;
 	struct rows_fde *f;
 	u64 start = fi->start, end = fi->end;
-	int ret;
 
-	if (b->have_cur) {
-		if (likely(!b->cur_pcmask)) {
-			rows_close_fde(b);
-		} else {
-			ret = rows_finish_fde(b);
-			if (ret)
-				return ret;
-		}
-	}
-	if (end < start)
-		return -KUW_E_BADRANGE;
-	if (unlikely(b->nfdes >= b->cap_fdes)) {
-		ret = rows_grow_fdes(b);
-		if (ret)
-			return ret;
-	}
 	f = &b->fdes[b->nfdes++];
 	f->start = start;
 	f->end = end;
@@ -455,6 +439,38 @@ static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
 			     0x100000000ULL;
 	rows_set_row_lim(b);
 	b->have_cur = true;
+}
+
+/* rows_sink_fde() for a PCMASK FDE (before or now), a full fdes[], errors. */
+static kuw_noinline int rows_sink_fde_slow(struct rows_build *b,
+					   const struct kuw_fde_info *fi)
+{
+	int ret;
+
+	ret = rows_finish_fde(b);
+	if (ret)
+		return ret;
+	if (fi->end < fi->start)
+		return -KUW_E_BADRANGE;
+	if (b->nfdes >= b->cap_fdes) {
+		ret = rows_grow_fdes(b);
+		if (ret)
+			return ret;
+	}
+	rows_open_fde(b, fi);
+	return 0;
+}
+
+static int rows_sink_fde(void *ctx, const struct kuw_fde_info *fi)
+{
+	struct rows_build *b = ctx;
+
+	if (unlikely(b->cur_pcmask || fi->pcmask || fi->end < fi->start ||
+		     b->nfdes >= b->cap_fdes))
+		return rows_sink_fde_slow(b, fi);
+	if (b->have_cur)
+		rows_close_fde(b);
+	rows_open_fde(b, fi);
 	return 0;
 }
 

@@ -331,44 +331,95 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
 	return 0;
 }
 
-/* Rules reported lately (kuw_sink_ext.row_id): bytes of the rule -> id. */
-#define SFR_IDS		256
+/*
+ * FREs decoded lately (kuw_sink_ext.row_id).  What follows an FRE's start
+ * address, its info byte and offsets, decides its rule and every check
+ * sfr_read_fre() makes but the length one, whatever the FRE's place (the
+ * rest comes from the header).  So an FRE whose info and offsets equal a
+ * remembered one's is checked for room and reported under that rule and
+ * id without decoding.  One id per entry filled: an id stands for one rule.
+ */
+#define SFR_MEMO	256
+#define SFR_MEMO_MAX	16	/* info byte and offsets remembered, bytes */
 
-struct sfr_id {
+struct sfr_memo {
 	u32 id;			/* 0: empty */
-	u64 w[3];		/* the rule's kuw_rule_size() bytes, 0-padded */
+	u32 len;
+	u64 w[2];		/* info byte and offsets, zero-padded */
+	union {
+		struct kuw_rule r;	/* kuw_rule_size() bytes used */
+		u64 raw[4];
+	} rule;
 };
 
 struct sfr_ids {
 	u32 last_id;
-	struct sfr_id e[SFR_IDS];
+	struct sfr_memo e[SFR_MEMO];
+	struct sfr_memo spare;	/* an FRE not remembered */
 };
 
-/* Report @r at @pc to ext->row_id under the id of its bytes. */
-static int sfr_row_id(struct sfr_ids *ids, const struct kuw_sink *sink,
-		      const struct kuw_sink_ext *ext, u64 pc,
-		      const struct kuw_rule *r)
-{
-	u64 w[3] = { 0, 0, 0 };
-	u32 size = kuw_rule_size(r), h;
-	struct sfr_id *e;
+/* Sizes of an offset by KUW_SFRE_INFO_OFF_SIZE(), 0: invalid. */
+static const u8 sfr_osize[4] = { 1, 2, 4, 0 };
 
-	if (size > sizeof(w))	/* never: at most FP and RA */
-		return sink->row ? sink->row(sink->ctx, pc, r) : 0;
-	memcpy(w, r, size);
-	h = (u32)(((w[0] * 0x9e3779b97f4a7c15ULL) ^
-		   (w[1] * 0xc4ceb9fe1a85ec53ULL) ^
-		   (w[2] * 0xff51afd7ed558ccdULL)) >> 32);
-	e = &ids->e[h % SFR_IDS];
-	if (!e->id || e->w[0] != w[0] || e->w[1] != w[1] || e->w[2] != w[2]) {
-		if (ids->last_id == 0xffffffffU)
-			return -KUW_E_TOOBIG;	/* ids must stay unique */
-		e->w[0] = w[0];
-		e->w[1] = w[1];
-		e->w[2] = w[2];
-		e->id = ++ids->last_id;
+/*
+ * sfr_read_fre() for the row_id path: the memo entry of the FRE at *pos,
+ * decoded and remembered if it was not.
+ */
+static int sfr_read_fre_memo(const struct kuw_sec *s, const struct sfr_hdr *h,
+			     const struct sfr_fde *f, u64 *pos, u64 lim,
+			     u32 *fre_start, struct sfr_ids *ids,
+			     struct sfr_memo **out, struct kuw_diag *d)
+{
+	const u8 *p = s->data + *pos;
+	u32 a = f->addr_size, len = 0, osz, hash;
+	u64 w[2] = { 0, 0 };
+	struct sfr_memo *e = &ids->spare;
+	int err;
+
+	if (lim - *pos >= (u64)a + 1) {
+		osz = sfr_osize[KUW_SFRE_INFO_OFF_SIZE(p[a])];
+		len = 1 + KUW_SFRE_INFO_COUNT(p[a]) * osz;
+		if (!osz || len > SFR_MEMO_MAX || lim - *pos < (u64)a + len ||
+		    p + a + sizeof(w) > s->data + s->size)
+			len = 0;	/* decoded, not remembered */
 	}
-	return ext->row_id(sink->ctx, pc, r, e->id);
+	if (len) {
+		memcpy(w, p + a, sizeof(w));
+		if (len < 8) {
+			w[0] &= (1ULL << 8 * len) - 1;
+			w[1] = 0;
+		} else if (len < 16) {
+			w[1] &= (1ULL << 8 * (len - 8)) - 1;
+		}
+		hash = (u32)((w[0] * 0x9e3779b97f4a7c15ULL ^
+			      w[1] * 0xc4ceb9fe1a85ec53ULL) >> 40);
+		e = &ids->e[hash % SFR_MEMO];
+		if (e->id && e->len == len && e->w[0] == w[0] &&
+		    e->w[1] == w[1]) {
+			if (a == 1)
+				*fre_start = p[0];
+			else if (a == 2)
+				*fre_start = sfr_u16(p);
+			else
+				*fre_start = sfr_u32(p);
+			*pos += a + len;
+			*out = e;
+			return 0;
+		}
+	}
+	err = sfr_read_fre(s, h, f, pos, lim, fre_start, &e->rule.r, d);
+	if (err)
+		return err;
+	if (kuw_rule_size(&e->rule.r) > sizeof(e->rule))
+		return -KUW_E_TOOBIG;	/* never: FP and RA at most */
+	if (ids->last_id == 0xffffffffU)
+		return -KUW_E_TOOBIG;	/* ids must stay unique */
+	e->id = ++ids->last_id;
+	e->len = len;
+	e->w[0] = w[0];
+	e->w[1] = w[1];
+	*out = e;
+	return 0;
 }
 
 /**
@@ -411,6 +462,7 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 		     struct kuw_diag *d)
 {
 	struct sfr_ids *ids = NULL;
+	struct sfr_memo *e = NULL;
 	struct sfr_hdr h;
 	struct sfr_fde f;
 	struct kuw_fde_info fi;
@@ -460,8 +512,12 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 		for (j = 0; j < f.num_fres; j++) {
 			u64 at = pos, pc;
 
-			err = sfr_read_fre(s, &h, &f, &pos, lim, &fre_start,
-					   &r, d);
+			if (ids)
+				err = sfr_read_fre_memo(s, &h, &f, &pos, lim,
+							&fre_start, ids, &e, d);
+			else
+				err = sfr_read_fre(s, &h, &f, &pos, lim,
+						   &fre_start, &r, d);
 			if (err)
 				goto out;
 			if (j && fre_start <= prev) {
@@ -480,7 +536,8 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 				continue;
 			pc = f.pcmask ? fre_start : f.start + fre_start;
 			if (ids)
-				err = sfr_row_id(ids, sink, ext, pc, &r);
+				err = ext->row_id(sink->ctx, pc, &e->rule.r,
+						  e->id);
 			else if (sink && sink->row)
 				err = sink->row(sink->ctx, pc, &r);
 			if (err)

@@ -21,7 +21,9 @@
  * Beyond "no crash": an error always names where it is; FDEs never end
  * before they start; rows come in increasing pc inside their FDE (PCINC:
  * inside [start, end); PCMASK: below the block size); the same input
- * walks the same way twice.
+ * walks the same way twice, once with kuw_sink_ext.row_id (the table
+ * builder's path, which remembers decoded FREs): same result, error,
+ * offset and rows.
  */
 #include "common.h"
 #include "arch.h"
@@ -72,21 +74,31 @@ static int sfz_row(void *ctx, u64 pc, const struct kuw_rule *r)
 	z->have_row = true;
 	z->last_pc = pc;
 	z->nrow++;
-	z->hash = z->hash * 31 + pc + (u64)r->cfa_off + r->cfa_reg + r->nregs;
 	kuw_format_row(buf, sizeof(buf), z->arch, pc, r);
+	z->hash = z->hash * 31 + pc;
+	for (i = 0; buf[i]; i++)
+		z->hash = z->hash * 131 + (u8)buf[i];
 	return 0;
 }
 
+static int sfz_row_id(void *ctx, u64 pc, const struct kuw_rule *r, u32 id)
+{
+	if (!id)
+		__builtin_trap();
+	return sfz_row(ctx, pc, r);
+}
+
 static int sfz_walk(const struct kuw_obj *o, const struct kuw_sec *s,
-		    struct sfz *z, struct kuw_diag *d)
+		    struct sfz *z, struct kuw_diag *d, bool ids)
 {
 	struct kuw_sink sink = { sfz_fde, sfz_row, z };
+	struct kuw_sink_ext ext = { .row_id = sfz_row_id };
 	struct kuw_stats st = { 0 };
 	int rc;
 
 	memset(z, 0, sizeof(*z));
 	z->arch = o->arch;
-	rc = kuw_sfr_walk(o, s, &sink, &st, d);
+	rc = kuw_sfr_walk_ext(o, s, &sink, ids ? &ext : NULL, &st, d);
 	if (rc && (!d->err || rc != -d->err || !d->section))
 		__builtin_trap();	/* an error must say where */
 	if (st.nfde != z->nfde || st.nrows != z->nrow)
@@ -114,10 +126,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	s.data = in.p;
 	s.size = in.n;
 
-	rc = sfz_walk(&o, &s, &z1, &d);
-	if (sfz_walk(&o, &s, &z2, &d2) != rc || z1.hash != z2.hash ||
-	    d.off != d2.off)
-		__builtin_trap();	/* deterministic */
+	rc = sfz_walk(&o, &s, &z1, &d, false);
+	if (sfz_walk(&o, &s, &z2, &d2, true) != rc || z1.hash != z2.hash ||
+	    d.off != d2.off || d.err != d2.err)
+		__builtin_trap();	/* deterministic, whichever sink */
 
 	memset(&d, 0, sizeof(d));
 	if (!kuw_table_build(&o, KUW_SRC_SFRAME, &s, &t, &d)) {

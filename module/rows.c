@@ -579,6 +579,68 @@ static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
 	return 0;
 }
 
+/*
+ * kuw_sink_ext.rows: rows of the current FDE in a batch, each exactly as
+ * rows_sink_row_id() takes it, the fast path's state in locals (reloaded
+ * after rows_sink_id_slow(), which may grow the arrays).
+ */
+static int rows_sink_rows(void *ctx, const struct kuw_row_ref *rr, u32 cnt,
+			  u32 *done)
+{
+	struct rows_build *b = ctx;
+	const struct kuw_row_ref *r = rr, *e = rr + cnt;
+	struct rows_row *rows = b->rows, *last;
+	const u32 *idmap = b->idmap;
+	u64 start = b->cur_start, lim = b->cur_lim, off;
+	u32 n = b->nrows, first = b->cur_first, row_lim = b->row_lim;
+	u32 cap_id = b->cap_idmap, idx;
+	int ret;
+
+	for (; r < e; r++) {
+		off = r->pc - start;
+		if (unlikely(r->id >= cap_id || !idmap[r->id] || off >= lim ||
+			     n >= row_lim)) {
+			b->nrows = n;
+			ret = rows_sink_id_slow(b, r->pc, r->rule, r->id);
+			if (ret)
+				goto fail;
+			rows = b->rows;
+			idmap = b->idmap;
+			start = b->cur_start;
+			lim = b->cur_lim;
+			n = b->nrows;
+			first = b->cur_first;
+			row_lim = b->row_lim;
+			cap_id = b->cap_idmap;
+			continue;
+		}
+		idx = idmap[r->id] - 1;
+		if (n != first) {
+			last = &rows[n - 1];
+			if (off <= last->off) {
+				if (off < last->off) {
+					ret = -KUW_E_BADLOC;
+					goto fail;
+				}
+				last->rule = idx;	/* the later row wins */
+				continue;
+			}
+			if (last->rule == idx)
+				continue;
+		}
+		rows[n].off = off;
+		rows[n].rule = idx;
+		n++;
+	}
+	b->nrows = n;
+	*done = cnt;
+	return 0;
+fail:
+	b->nrows = n;
+	*done = r - rr;
+	return ret;
+}
+
 static int rows_cmp_fde(const void *a, const void *b)
 {
 	const struct rows_fde *x = a, *y = b;
@@ -1121,7 +1183,10 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 		    struct kuw_table **out, struct kuw_diag *d)
 {
 	struct kuw_sink sink = { rows_sink_fde, rows_sink_row, NULL };
-	struct kuw_sink_ext ext = { .row_id = rows_sink_row_id };
+	struct kuw_sink_ext ext = {
+		.row_id = rows_sink_row_id,
+		.rows = rows_sink_rows,
+	};
 	struct kuw_stats st = { 0 };
 	struct rows_build b;
 	u32 idx;

@@ -408,3 +408,87 @@ KT_TEST(rows_wide_rule_indexes)
 	kcfi_unload(&x);
 	free(so);
 }
+
+/*
+ * More rows than the build first makes room for (it guesses one per 4
+ * bytes of section), every row different from the one before, in
+ * RO_DENSE_F adjacent FDEs of 2 * RO_DENSE_N + 1 bytes: @restore, rows of
+ * 2.5 bytes, rbx saved at cfa-16 on odd bytes (DW_CFA_offset) and
+ * restored on even ones (DW_CFA_restore); else rows of 3 bytes, the CFA
+ * offset 16 on odd bytes and 24 on even ones (DW_CFA_def_cfa_offset).
+ */
+#define RO_DENSE_F	100
+#define RO_DENSE_N	200
+
+static void ro_dense(bool restore)
+{
+	struct kuw_diag d = { 0 };
+	struct ro_buf b = { 0 };
+	struct kuw_table *t = NULL;
+	struct ro_fde f = { .len = 2 * RO_DENSE_N + 1 };
+	struct kuw_sec sec;
+	u32 i, j, rec, len, bad = 0;
+	u64 k;
+
+	ro_build(&b, &f, 0);	/* the CIE only */
+	for (j = 0; j < RO_DENSE_F; j++) {
+		rec = b.n;
+		ro_u32(&b, 0);
+		ro_u32(&b, b.n);
+		ro_u64(&b, 0x40000 + j * f.len);
+		ro_u64(&b, f.len);
+		ro_u8(&b, 0);
+		for (i = 0; i < RO_DENSE_N; i++) {
+			ro_u8(&b, 0x41);	/* advance_loc 1 */
+			if (restore) {
+				ro_u8(&b, 0x83);	/* offset rbx, cfa-16 */
+				ro_u8(&b, 2);
+			} else {
+				ro_u8(&b, 0x0e);	/* def_cfa_offset 16 */
+				ro_u8(&b, 16);
+			}
+			ro_u8(&b, 0x41);
+			if (restore) {
+				ro_u8(&b, 0xc3);	/* restore rbx */
+			} else {
+				ro_u8(&b, 0x0e);	/* def_cfa_offset 24 */
+				ro_u8(&b, 24);
+			}
+		}
+		ro_pad4(&b, rec);
+		len = b.n - rec - 4;
+		memcpy(b.b + rec, &len, 4);
+	}
+	KT_ASSERT(RO_DENSE_F * f.len > b.n / 4 + 16);
+	sec.data = b.b;
+	sec.size = b.n;
+	sec.addr = 0;
+	KT_ASSERT_EQ(kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, &t, &d),
+		     0);
+	KT_EXPECT_EQ(t->nrows, RO_DENSE_F * f.len + 1);
+	for (k = 0; k < RO_DENSE_F * f.len; k++) {
+		const struct kuw_rule *r = NULL;
+		const struct kuw_reg_rule *rbx;
+		u64 row = 0, kf = k % f.len;
+		s32 cfa = restore || !kf ? 8 : kf & 1 ? 16 : 24;
+
+		if (kuw_table_lookup(t, 0x40000 + k, &r, &row) ||
+		    row != 0x40000 + k || r->cfa_off != cfa) {
+			bad++;
+			continue;
+		}
+		rbx = kuw_rule_find(r, 3);
+		if ((restore && (kf & 1)) !=
+		    (rbx && rbx->kind == KUW_R_OFFSET && rbx->off == -16))
+			bad++;
+	}
+	KT_EXPECT_EQ(bad, 0);
+	kuw_table_free(t);
+	free(b.b);
+}
+
+KT_TEST(rows_dense_rows_grow)
+{
+	ro_dense(true);
+	ro_dense(false);
+}

@@ -339,7 +339,7 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
  * remembered one's is checked for room and reported under that rule and
  * id without decoding.  One id per entry filled: an id stands for one rule.
  */
-#define SFR_MEMO	256
+#define SFR_MEMO	256	/* most entries; a power of two */
 #define SFR_MEMO_MAX	16	/* info byte and offsets remembered, bytes */
 
 struct sfr_memo {
@@ -354,9 +354,27 @@ struct sfr_memo {
 
 struct sfr_ids {
 	u32 last_id;
-	struct sfr_memo e[SFR_MEMO];
+	u32 mask;		/* entries - 1 */
 	struct sfr_memo spare;	/* an FRE not remembered */
+	struct sfr_memo e[];
 };
+
+/*
+ * One entry per 256 bytes of section, 16 to SFR_MEMO: a small module's
+ * memo stays a small allocation (the test kernel's .sframe has 215 rules).
+ */
+static struct sfr_ids *sfr_ids_alloc(u64 size)
+{
+	struct sfr_ids *ids;
+	u32 n = 16;
+
+	while (n < SFR_MEMO && n < size / 256)
+		n *= 2;
+	ids = kuw_alloc(sizeof(*ids) + n * sizeof(ids->e[0]));
+	if (ids)
+		ids->mask = n - 1;
+	return ids;
+}
 
 /* Sizes of an offset by KUW_SFRE_INFO_OFF_SIZE(), 0: invalid. */
 static const u8 sfr_osize[4] = { 1, 2, 4, 0 };
@@ -393,7 +411,7 @@ static int sfr_read_fre_memo(const struct kuw_sec *s, const struct sfr_hdr *h,
 		}
 		hash = (u32)((w[0] * 0x9e3779b97f4a7c15ULL ^
 			      w[1] * 0xc4ceb9fe1a85ec53ULL) >> 40);
-		e = &ids->e[hash % SFR_MEMO];
+		e = &ids->e[hash & ids->mask];
 		if (e->id && e->len == len && e->w[0] == w[0] &&
 		    e->w[1] == w[1]) {
 			if (a == 1)
@@ -478,7 +496,7 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 		return err;
 	lim = h.fre_base + h.fre_len;
 	if (sink && ext && ext->row_id) {
-		ids = kuw_alloc(sizeof(*ids));
+		ids = sfr_ids_alloc(s->size);
 		if (!ids)
 			return kuw_fail(d, SFR_SEC, 0, KUW_E_NOMEM);
 	}

@@ -102,7 +102,11 @@ static const char *rows_secname(int src)
 	}
 }
 
-/* Grow an array to hold at least @need elements of @size bytes. */
+/*
+ * Grow an array to hold at least @need elements of @size bytes.  The new
+ * elements are not zeroed (every array grown here is written before it is
+ * read, but the id map, which zeroes its own).
+ */
 static int rows_grow(void **arr, u32 *cap, u32 need, u32 size)
 {
 	u64 ncap;
@@ -115,7 +119,7 @@ static int rows_grow(void **arr, u32 *cap, u32 need, u32 size)
 		ncap *= 2;
 	if (ncap * size > 0x7fffffffULL)
 		return -KUW_E_TOOBIG;
-	n = kuw_alloc(ncap * size);
+	n = kuw_alloc_raw(ncap * size);
 	if (!n)
 		return -KUW_E_NOMEM;
 	if (*arr) {
@@ -534,11 +538,15 @@ static kuw_noinline int rows_sink_id_slow(struct rows_build *b, u64 pc,
 	ret = rows_index(b, r, &idx);
 	if (ret)
 		return ret;
-	if (id < (1U << 24)) {	/* kuw_alloc() zeroes the new entries */
+	if (id < (1U << 24)) {
+		u32 old = b->cap_idmap;
+
 		ret = rows_grow((void **)&b->idmap, &b->cap_idmap, id + 1,
 				sizeof(u32));
 		if (ret)
 			return ret;
+		/* 0: not mapped yet */
+		memset(b->idmap + old, 0, (size_t)(b->cap_idmap - old) * 4);
 		b->idmap[id] = idx + 1;
 	}
 	return rows_put(b, pc, idx);

@@ -1044,3 +1044,68 @@ KT_TEST(ehf_real_binaries)
 		kcfi_unload(&x);
 	}
 }
+
+/* A version 1 .debug_frame CIE with data alignment @da and program @ins. */
+static u32 cie_da(struct bb *b, s64 da, const u8 *ins, u32 n)
+{
+	u32 at = rec_start(b, false);
+
+	bn(b, ~0ULL, 4);
+	b8(b, 1);
+	b8(b, 0);		/* augmentation "" */
+	bul(b, 1);		/* code align */
+	bsl(b, da);
+	b8(b, 16);		/* return address column */
+	bbytes(b, ins, n);
+	rec_end(b, at, false);
+	return at;
+}
+
+KT_TEST(ehf_fast_path_per_cie)
+{
+	/*
+	 * The CFI fast path remembers what a run of rule ops does from a
+	 * state under one CIE run: the same bytes from the same state under
+	 * another CIE mean something else (offsets scale by its data
+	 * alignment, restore goes back to its initial rules).  CIEs A and B
+	 * differ in both; each program first makes rbx = rsi, which brings
+	 * both to one state, then runs bytes whose meaning depends on the
+	 * CIE.  Two FDEs under A, then the same two under B; readelf is the
+	 * truth.
+	 */
+	static const u8 ia[] = {
+		0x0c, 0x07, 0x08,	/* cfa rsp+8 */
+		0x90, 0x01,		/* ra at 1 * -8 */
+		0x83, 0x03,		/* rbx at 3 * -8 */
+	};
+	static const u8 ib[] = {
+		0x0c, 0x07, 0x08,	/* cfa rsp+8 */
+		0x90, 0x02,		/* ra at 2 * -4 */
+	};
+	static const u8 p1[] = {
+		0x41, 0x09, 0x03, 0x04,		/* +1: rbx = rsi */
+		0x41, 0xc3, 0x0e, 0x10,		/* +1: restore rbx, cfa 16 */
+	};
+	static const u8 p2[] = {
+		0x41, 0x09, 0x03, 0x04,		/* +1: rbx = rsi */
+		0x41, 0x86, 0x04,		/* +1: rbp at 4 * da */
+	};
+	char *so = kcfi_build("cfi_many", NULL, NULL);
+	struct kcfi_obj x;
+	struct bb b = { .n = 0 };
+	u32 ca, cb;
+	u64 t;
+
+	KT_ASSERT(so);
+	KT_ASSERT(!kcfi_load(&x, so));
+	t = x.o.text_start;
+	kcfi_unload(&x);
+	ca = cie_da(&b, -8, ia, sizeof(ia));
+	cb = cie_da(&b, -4, ib, sizeof(ib));
+	fde(&b, true, false, ca, t, 3, false, p1, sizeof(p1));
+	fde(&b, true, false, ca, t + 3, 3, false, p2, sizeof(p2));
+	fde(&b, true, false, cb, t + 6, 3, false, p1, sizeof(p1));
+	fde(&b, true, false, cb, t + 9, 3, false, p2, sizeof(p2));
+	debug_frame_vs_readelf(&b, so, "ehf_fast_cie", 4);
+	free(so);
+}

@@ -35,14 +35,6 @@ struct rows_fde {
 	u32 nrows;
 };
 
-/* An FDE with rows, in address order, for rows_emit(): 16 bytes. */
-struct rows_cfde {
-	u32 start;	/* - base */
-	u32 end;	/* - base */
-	u32 first;	/* first row in rows_build.rows */
-	u32 nrows;
-};
-
 struct rows_build {
 	const struct kuw_obj *obj;
 	int src;
@@ -79,6 +71,12 @@ struct rows_build {
 	u32 row_lim;
 	u32 cur_pcmask;
 	bool have_cur;
+	/*
+	 * A row took the place of one at the same pc: its rule may now equal
+	 * the row's before (rows[] holds no such pair else: a row with the
+	 * rule of the one before is not added), so the layout merges them.
+	 */
+	bool dups;
 
 	/* kuw_sink_ext.row_id: the walker's rule id -> rule index + 1 */
 	u32 *idmap;
@@ -346,6 +344,7 @@ static int rows_add(struct rows_build *b, u64 pc, u32 rule)
 			return -KUW_E_BADLOC;
 		if (off == last->off) {	/* a later row at the same pc wins */
 			last->rule = rule;
+			b->dups = true;
 			return 0;
 		}
 		if (last->rule == rule)
@@ -576,6 +575,7 @@ static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
 			if (off < last->off)
 				return -KUW_E_BADLOC;
 			last->rule = idx;	/* a later row at the same pc wins */
+			b->dups = true;
 			return 0;
 		}
 		if (last->rule == idx)
@@ -631,6 +631,7 @@ static int rows_sink_rows(void *ctx, const struct kuw_row_ref *rr, u32 cnt,
 					goto fail;
 				}
 				last->rule = idx;	/* the later row wins */
+				b->dups = true;
 				continue;
 			}
 			if (last->rule == idx)
@@ -704,31 +705,46 @@ struct rows_piles {
 	u32 np;
 };
 
-/* rows_visit()'s state: one pass over the FDEs in address order. */
+/*
+ * rows_visit()'s state, locals of rows_order_gen(): the FDEs in address
+ * order, checked, and their rows laid out into @pc and @r16 or @r32.
+ */
 struct rows_ord {
-	struct rows_cfde *cf;	/* FDEs with rows; NULL: only check */
-	u32 *page;		/* a page holding some FDE: 1 */
 	u64 base;
 	u64 prev_end;		/* of the last non-empty FDE */
-	u32 ncf;
-	u32 mp;			/* pages below mp are marked */
-	u8 pshift;
+	u32 *pc;		/* pc[0] */
+	u32 *pp;		/* the next row's pc */
+	u16 *p16;		/* and its rule */
+	u32 *p32;
 	bool any;
+};
+
+/* How rows_order_gen() lays the rows out. */
+enum rows_mode {
+	ROWS_CHECK,		/* not: only check */
+	ROWS_R16,		/* 16-bit rule indexes */
+	ROWS_R32,		/* 32-bit rule indexes */
 };
 
 /*
  * The next FDE in address order.  Each is checked for overlap against the
  * last non-empty one before it, not only its neighbour: an empty FDE
  * between two overlapping ones must not hide the overlap (the layout
- * relies on sorted, disjoint ranges).  An FDE with rows marks its pages
- * and goes to @cf.  @w is a local of the caller (kept in registers).
+ * relies on sorted, disjoint ranges).  Then (@mode) its rows go out, then
+ * its end marker, merging equal neighbours inside an FDE.  An FDE's first
+ * row is always kept, even when it repeats the rule of the FDE before it:
+ * the row a pc is reported under (debugfs rules, kunwind-dump rules) then
+ * always starts inside that pc's function.  An end marker where the next
+ * FDE starts gives way to its first row.
  */
 static kuw_always_inline int rows_visit(struct rows_build *b,
 					struct rows_ord *w,
-					const struct rows_fde *f)
+					const struct rows_fde *f,
+					enum rows_mode mode)
 {
-	struct rows_cfde *c;
-	u32 p, first, last;
+	const struct rows_row *r, *e;
+	u32 fo, o, prev, rule, *pp, *p32;
+	u16 *p16;
 
 	if (f->start == f->end)
 		return 0;
@@ -736,20 +752,59 @@ static kuw_always_inline int rows_visit(struct rows_build *b,
 		return kuw_fail(b->diag, b->secname, f->off, KUW_E_OVERLAP);
 	w->any = true;
 	w->prev_end = f->end;
-	if (!f->nrows || !w->cf)
+	if (mode == ROWS_CHECK || !f->nrows)
 		return 0;
-	c = &w->cf[w->ncf++];
-	c->start = f->start - w->base;
-	c->end = f->end - w->base;
-	c->first = f->first;
-	c->nrows = f->nrows;
-	first = c->start >> w->pshift;
-	last = (c->end - 1) >> w->pshift;
-	if (last >= w->mp) {
-		for (p = first > w->mp ? first : w->mp; p <= last; p++)
-			w->page[p] = 1;
-		w->mp = last + 1;
+	fo = f->start - w->base;
+	r = &b->rows[f->first];
+	e = r + f->nrows;
+	o = fo + r->off;
+	pp = w->pp;
+	p16 = w->p16;
+	p32 = w->p32;
+	if (pp != w->pc && pp[-1] == o) {
+		/* end marker where this FDE starts */
+		pp--;
+		if (mode == ROWS_R32)
+			p32--;
+		else
+			p16--;
 	}
+	prev = r->rule;
+	*pp++ = o;
+	if (mode == ROWS_R32)
+		*p32++ = prev;
+	else
+		*p16++ = prev;
+	if (likely(!b->dups)) {
+		/* no two neighbours in rows[] share a rule: a plain copy */
+		while (++r < e) {
+			*pp++ = fo + r->off;
+			if (mode == ROWS_R32)
+				*p32++ = r->rule;
+			else
+				*p16++ = r->rule;
+		}
+	} else {
+		while (++r < e) {
+			rule = r->rule;
+			if (rule == prev)
+				continue;
+			prev = rule;
+			*pp++ = fo + r->off;
+			if (mode == ROWS_R32)
+				*p32++ = rule;
+			else
+				*p16++ = rule;
+		}
+	}
+	*pp++ = f->end - w->base;
+	if (mode == ROWS_R32)
+		*p32++ = KUW_RULE_NONE;
+	else
+		*p16++ = KUW_RULE_NONE;
+	w->pp = pp;
+	w->p16 = p16;
+	w->p32 = p32;
 	return 0;
 }
 
@@ -829,8 +884,10 @@ static kuw_noinline void rows_deal(struct rows_build *b, struct rows_piles *pl,
  * piles, taking FDEs from the pile with the least head while it stays
  * below the second least (vmlinux: 37 switches).
  */
-static kuw_noinline int rows_order(struct rows_build *b, struct rows_piles *pl,
-				   struct rows_ord *wo)
+static kuw_always_inline int rows_order_gen(struct rows_build *b,
+					    struct rows_piles *pl,
+					    struct rows_ord *wo,
+					    enum rows_mode mode)
 {
 	const struct rows_fde *a = b->fdes, *lim;
 	u32 *next = pl->next, *head = pl->head, np = pl->np, i, p, q, k;
@@ -839,7 +896,7 @@ static kuw_noinline int rows_order(struct rows_build *b, struct rows_piles *pl,
 
 	if (!np) {	/* sorted in place */
 		for (i = 0; i < b->nfdes; i++) {
-			ret = rows_visit(b, &w, &a[i]);
+			ret = rows_visit(b, &w, &a[i], mode);
 			if (ret)
 				break;
 		}
@@ -866,7 +923,7 @@ static kuw_noinline int rows_order(struct rows_build *b, struct rows_piles *pl,
 		lim = &a[head[q]];
 		i = head[p];
 		do {
-			ret = rows_visit(b, &w, &a[i]);
+			ret = rows_visit(b, &w, &a[i], mode);
 			if (ret)
 				goto out;
 			i = next[i];
@@ -877,13 +934,51 @@ static kuw_noinline int rows_order(struct rows_build *b, struct rows_piles *pl,
 			head[p] = i;
 	}
 	for (i = head[0]; i != ROWS_NIL; i = next[i]) {
-		ret = rows_visit(b, &w, &a[i]);
+		ret = rows_visit(b, &w, &a[i], mode);
 		if (ret)
 			break;
 	}
 out:
 	*wo = w;
 	return ret;
+}
+
+/* rows_order_gen() once per mode: no per-row mode test. */
+static kuw_noinline int rows_order_check(struct rows_build *b,
+					 struct rows_piles *pl,
+					 struct rows_ord *w)
+{
+	return rows_order_gen(b, pl, w, ROWS_CHECK);
+}
+
+static kuw_noinline int rows_order16(struct rows_build *b,
+				     struct rows_piles *pl, struct rows_ord *w)
+{
+	return rows_order_gen(b, pl, w, ROWS_R16);
+}
+
+static kuw_noinline int rows_order32(struct rows_build *b,
+				     struct rows_piles *pl, struct rows_ord *w)
+{
+	return rows_order_gen(b, pl, w, ROWS_R32);
+}
+
+/* page[p] = 1 for each page p holding an FDE with rows. */
+static kuw_noinline void rows_mark_pages(const struct rows_build *b, u32 *page,
+					 u64 base, u32 pshift)
+{
+	const struct rows_fde *f = b->fdes, *e = f + b->nfdes;
+	u32 p, last;
+
+	for (; f < e; f++) {
+		if (!f->nrows)
+			continue;
+		p = (f->start - base) >> pshift;
+		last = (f->end - 1 - base) >> pshift;
+		page[p] = 1;
+		while (p < last)
+			page[++p] = 1;
+	}
 }
 
 /* Rule 0, KUW_RULE_NONE: all zero (static: the build's frame is large). */
@@ -924,77 +1019,6 @@ static u32 rows_block_shift(u64 covered, u64 span, u32 nrows)
 }
 
 /*
- * The rows of the FDEs @cf (address order) into pc[] and r16[] or r32[]
- * (@wide), each FDE's rows then its end marker, merging equal neighbours
- * inside an FDE.  An FDE's first row is always kept, even when it repeats
- * the rule of the FDE before it: the row a pc is reported under (debugfs
- * rules, kunwind-dump rules) then always starts inside that pc's
- * function.  An end marker where the next FDE starts gives way to its
- * first row.  Returns the number of rows.
- */
-static kuw_always_inline u32 rows_emit(const struct rows_build *b,
-				       const struct rows_cfde *cf, u32 ncf,
-				       u32 *pc, u16 *r16, u32 *r32, bool wide)
-{
-	const struct rows_cfde *c, *ce = cf + ncf;
-	const struct rows_row *r, *e;
-	u32 *pp = pc, *p32 = r32, fo, o, prev, rule;
-	u16 *p16 = r16;
-
-	for (c = cf; c < ce; c++) {
-		fo = c->start;
-		r = &b->rows[c->first];
-		e = r + c->nrows;
-		o = fo + r->off;
-		if (pp != pc && pp[-1] == o) {
-			/* end marker where this FDE starts */
-			pp--;
-			if (wide)
-				p32--;
-			else
-				p16--;
-		}
-		prev = r->rule;
-		*pp++ = o;
-		if (wide)
-			*p32++ = prev;
-		else
-			*p16++ = prev;
-		while (++r < e) {
-			rule = r->rule;
-			if (rule == prev)
-				continue;
-			prev = rule;
-			*pp++ = fo + r->off;
-			if (wide)
-				*p32++ = rule;
-			else
-				*p16++ = rule;
-		}
-		*pp++ = c->end;
-		if (wide)
-			*p32++ = KUW_RULE_NONE;
-		else
-			*p16++ = KUW_RULE_NONE;
-	}
-	return pp - pc;
-}
-
-static kuw_noinline u32 rows_emit16(const struct rows_build *b,
-				    const struct rows_cfde *cf, u32 ncf,
-				    u32 *pc, u16 *r16)
-{
-	return rows_emit(b, cf, ncf, pc, r16, NULL, false);
-}
-
-static kuw_noinline u32 rows_emit32(const struct rows_build *b,
-				    const struct rows_cfde *cf, u32 ncf,
-				    u32 *pc, u32 *r32)
-{
-	return rows_emit(b, cf, ncf, pc, NULL, r32, true);
-}
-
-/*
  * block[k]: the first row whose pc >= the start of block k, nrows when
  * none; the blocks of page p are block[page[p]] .. block[page[p + 1] - 1].
  * One pass over the blocks and the rows (pc[] is sorted).
@@ -1028,25 +1052,26 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
 /*
  * Check the FDEs in address order and lay their rows out in the final
  * table.  The table is not zeroed when allocated: every byte of it is
- * written here.
+ * written here.  Overlap is reported first, then a table too large (or no
+ * memory for it).
  */
 static int rows_layout(struct rows_build *b, struct kuw_table **out)
 {
-	struct rows_piles pl;
-	struct rows_sum sm;
-	u32 nrows, i, nblocks, shift, pshift, npages;
+	u32 nrows, i, nblocks = 0, shift, pshift, npages;
 	const char *owner = b->obj->owner ? b->obj->owner : "?";
 	u32 owner_len = strlen(owner) + 1;
-	u64 base = 0, span = 0, off, sz_hdr, sz_pc, sz_rule;
+	u64 base = 0, span = 0, off = 0, sz_hdr, sz_pc, sz_rule;
 	u64 sz_roff, sz_block, sz_page, sz_pool;
 	struct rows_ord w = { 0 };
+	struct rows_piles pl;
+	struct rows_sum sm;
 	struct kuw_table *t;
 	u32 *pc, *roff, *block, *page = NULL;
 	u16 *r16 = NULL;
 	u32 *r32 = NULL;
-	u8 *mem;
+	u8 *mem = NULL;
 	bool wide;
-	int ret;
+	int ret, err = 0;
 
 	rows_deal(b, &pl, &sm);
 	/* every row belongs to an FDE with rows, each gets an end marker */
@@ -1058,53 +1083,48 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	shift = rows_block_shift(sm.covered, span, nrows);
 	pshift = shift + KUW_PAGE_BLOCKS_LOG;
 	npages = (span >> pshift) + 1;
-	if (span <= 0xffffffffULL) {
-		/* pages holding some FDE: marked in page[], as blocks later */
-		page = kuw_alloc(((size_t)npages + 1) * 4);
-		w.cf = kuw_alloc_raw(((size_t)sm.nfde + 1) * sizeof(*w.cf));
-		if (!page || !w.cf) {
-			ret = kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
-			goto out;
-		}
-		w.page = page;
-		w.base = base;
-		w.pshift = pshift;
-	}
-	/* too large a span: the FDEs are only checked (overlap first) */
-	ret = rows_order(b, &pl, &w);
-	if (ret)
-		goto out;
-	if (span > 0xffffffffULL) {
-		ret = kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
-		goto out;
-	}
-	nblocks = 0;
-	for (i = 0; i < npages; i++) {
-		u32 present = page[i];
-
-		page[i] = nblocks;
-		if (present)
-			nblocks += 1U << KUW_PAGE_BLOCKS_LOG;
-	}
-	page[npages] = nblocks;
 	wide = b->nrules > 0xffff;
-
 	sz_hdr = rows_align4(sizeof(*t));
 	sz_pc = rows_align4((u64)nrows * 4);
 	sz_rule = rows_align4((u64)nrows * (wide ? 4 : 2));
 	sz_roff = (u64)b->nrules * 4;
-	sz_block = ((u64)nblocks + 1) * 4;
 	sz_page = ((u64)npages + 1) * 4;
 	sz_pool = rows_align4(b->pool_len);
-	off = sz_hdr + sz_pc + sz_rule + sz_roff + sz_block + sz_page +
-	      sz_pool + owner_len;
-	if (off > 0x7fffffffULL) {
-		ret = kuw_fail(b->diag, b->secname, 0, KUW_E_TOOBIG);
-		goto out;
+	if (span > 0xffffffffULL) {
+		err = KUW_E_TOOBIG;
+	} else {
+		/* pages holding some FDE, then their first blocks */
+		page = kuw_alloc(sz_page);
+		if (!page) {
+			err = KUW_E_NOMEM;
+		} else {
+			rows_mark_pages(b, page, base, pshift);
+			for (i = 0; i < npages; i++) {
+				u32 present = page[i];
+
+				page[i] = nblocks;
+				if (present)
+					nblocks += 1U << KUW_PAGE_BLOCKS_LOG;
+			}
+			page[npages] = nblocks;
+		}
 	}
-	mem = kuw_alloc_raw(off);
-	if (!mem) {
-		ret = kuw_fail(b->diag, b->secname, 0, KUW_E_NOMEM);
+	sz_block = ((u64)nblocks + 1) * 4;
+	if (!err) {
+		off = sz_hdr + sz_pc + sz_rule + sz_roff + sz_block + sz_page +
+		      sz_pool + owner_len;
+		if (off > 0x7fffffffULL)
+			err = KUW_E_TOOBIG;
+		else
+			mem = kuw_alloc_raw(off);
+		if (!err && !mem)
+			err = KUW_E_NOMEM;
+	}
+	if (err) {
+		/* the FDEs are still checked: an overlap is reported first */
+		ret = rows_order_check(b, &pl, &w);
+		if (!ret)
+			ret = kuw_fail(b->diag, b->secname, 0, err);
 		goto out;
 	}
 	t = (struct kuw_table *)mem;
@@ -1134,10 +1154,21 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	t->owner = (const char *)(mem + off);
 	memcpy(roff, b->rule_off, (size_t)b->nrules * 4);
 
+	w.base = base;
+	w.pc = pc;
+	w.pp = pc;
+	w.p16 = r16;
+	w.p32 = r32;
 	if (wide)
-		i = rows_emit32(b, w.cf, w.ncf, pc, r32);
+		ret = rows_order32(b, &pl, &w);
 	else
-		i = rows_emit16(b, w.cf, w.ncf, pc, r16);
+		ret = rows_order16(b, &pl, &w);
+	if (ret) {
+		kuw_free(mem);
+		kuw_free(pl.next);
+		return ret;
+	}
+	i = w.pp - pc;
 	/* merged rows leave the arrays' tails unused: zero them */
 	memset(pc + i, 0, sz_pc - (u64)i * 4);
 	if (wide)
@@ -1166,12 +1197,10 @@ static int rows_layout(struct rows_build *b, struct kuw_table **out)
 	t->rule_off = roff;
 	t->block = block;
 	*out = t;
-	kuw_free(w.cf);
 	kuw_free(pl.next);
 	return 0;
 out:
 	kuw_free(page);
-	kuw_free(w.cf);
 	kuw_free(pl.next);
 	return ret;
 }

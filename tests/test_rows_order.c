@@ -492,3 +492,36 @@ KT_TEST(rows_dense_rows_grow)
 	ro_dense(true);
 	ro_dense(false);
 }
+
+/*
+ * A table spans at most 4 GiB: FDEs further apart are TOOBIG, unless two
+ * of them overlap, which is found first (the FDEs are still checked).
+ */
+KT_TEST(rows_span_too_large_after_overlap)
+{
+	struct ro_fde f[40];
+	struct kuw_diag d = { 0 };
+	struct ro_buf b = { 0 };
+	struct kuw_table *t = NULL;
+	struct kuw_sec sec;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(f); i++) {
+		/* two sequences, the second 8 GiB above the first */
+		f[i].start = (i & 1 ? 0x200000000ULL : 0x10000) + (i / 2) * 64;
+		f[i].len = 32;
+		f[i].id = i;
+	}
+	ro_build(&b, f, ARRAY_SIZE(f));
+	sec.data = b.b;
+	sec.size = b.n;
+	sec.addr = 0;
+	KT_EXPECT_EQ(kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, &t, &d),
+		     -KUW_E_TOOBIG);
+	KT_EXPECT(!t);
+	KT_EXPECT_EQ(d.off, 0);
+	free(b.b);
+	/* the 30th FDE reaches into the 32nd (the next of its sequence) */
+	f[29].len = 80;
+	ro_overlap(f, ARRAY_SIZE(f));
+}

@@ -950,7 +950,7 @@ static bool cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
 	bool dirty = false;
 	u8 op;
 
-	if (end - off > 0xffffffffULL || off > 0xffffffffULL)
+	if (end > 0xffffffffULL)
 		return false;	/* rows name ops by u32 offsets */
 	for (;;) {
 		at = p;

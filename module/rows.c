@@ -1055,7 +1055,8 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
  * written here.  Overlap is reported first, then a table too large (or no
  * memory for it).
  */
-static int rows_layout(struct rows_build *b, struct kuw_table **out)
+static kuw_noinline int rows_layout(struct rows_build *b,
+				     struct kuw_table **out)
 {
 	u32 nrows, i, nblocks = 0, shift, pshift, npages;
 	const char *owner = b->obj->owner ? b->obj->owner : "?";

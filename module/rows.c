@@ -590,58 +590,75 @@ static int rows_sink_row_id(void *ctx, u64 pc, const struct kuw_rule *r,
 /*
  * kuw_sink_ext.rows: rows of the current FDE in a batch, each exactly as
  * rows_sink_row_id() takes it, the fast path's state in locals (reloaded
- * after rows_sink_id_slow(), which may grow the arrays).
+ * after rows_sink_id_slow(), which may grow the arrays): the last row's
+ * offset + 1 and rule, and no row limit check per row when rows[] has
+ * room for the whole batch (else every row goes the slow way).
  */
 static int rows_sink_rows(void *ctx, const struct kuw_row_ref *rr, u32 cnt,
 			  u32 *done)
 {
 	struct rows_build *b = ctx;
 	const struct kuw_row_ref *r = rr, *e = rr + cnt;
-	struct rows_row *rows = b->rows, *last;
-	const u32 *idmap = b->idmap;
-	u64 start = b->cur_start, lim = b->cur_lim, off;
-	u32 n = b->nrows, first = b->cur_first, row_lim = b->row_lim;
-	u32 cap_id = b->cap_idmap, idx;
+	struct rows_row *rows;
+	const u32 *idmap;
+	u64 start, lim, off, next;
+	u32 n, cap_id, idx, lrule;
 	int ret;
 
-	for (; r < e; r++) {
-		off = r->pc - start;
-		if (unlikely(r->id >= cap_id || !idmap[r->id] || off >= lim ||
-			     n >= row_lim)) {
-			b->nrows = n;
-			ret = rows_sink_id_slow(b, r->pc, r->rule, r->id);
-			if (ret)
-				goto fail;
-			rows = b->rows;
-			idmap = b->idmap;
-			start = b->cur_start;
-			lim = b->cur_lim;
-			n = b->nrows;
-			first = b->cur_first;
-			row_lim = b->row_lim;
-			cap_id = b->cap_idmap;
-			continue;
+	for (;;) {
+		rows = b->rows;
+		idmap = b->idmap;
+		start = b->cur_start;
+		lim = b->cur_lim;
+		n = b->nrows;
+		cap_id = b->cap_idmap;
+		/*
+		 * The FDE's last row: @next, its offset + 1 (0: no row yet),
+		 * and its rule (~0: none).  With room for every row left, no
+		 * row limit to check in the loop.
+		 */
+		next = 0;
+		lrule = ~0U;
+		if (n != b->cur_first) {
+			next = rows[n - 1].off + 1ULL;
+			lrule = rows[n - 1].rule;
 		}
-		idx = idmap[r->id] - 1;
-		if (n != first) {
-			last = &rows[n - 1];
-			if (off <= last->off) {
-				if (off < last->off) {
+		if ((u64)n + (e - r) > b->row_lim)
+			lim = 0;	/* all to rows_sink_id_slow() */
+		for (; r < e; r++) {
+			off = r->pc - start;
+			if (unlikely(r->id >= cap_id || !idmap[r->id] ||
+				     off >= lim))
+				break;
+			idx = idmap[r->id] - 1;
+			if (unlikely(off < next)) {
+				if (off + 1 < next) {
 					ret = -KUW_E_BADLOC;
 					goto fail;
 				}
-				last->rule = idx;	/* the later row wins */
+				rows[n - 1].rule = idx;	/* the later row wins */
+				lrule = idx;
 				b->dups = true;
 				continue;
 			}
-			if (last->rule == idx)
+			if (idx == lrule)
 				continue;
+			rows[n].off = off;
+			rows[n].rule = idx;
+			next = off + 1;
+			lrule = idx;
+			n++;
 		}
-		rows[n].off = off;
-		rows[n].rule = idx;
-		n++;
+		b->nrows = n;
+		if (r == e)
+			break;
+		ret = rows_sink_id_slow(b, r->pc, r->rule, r->id);
+		if (ret) {
+			*done = r - rr;
+			return ret;
+		}
+		r++;
 	}
-	b->nrows = n;
 	*done = cnt;
 	return 0;
 fail:
@@ -1056,7 +1073,7 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
  * memory for it).
  */
 static kuw_noinline int rows_layout(struct rows_build *b,
-				     struct kuw_table **out)
+				    struct kuw_table **out)
 {
 	u32 nrows, i, nblocks = 0, shift, pshift, npages;
 	const char *owner = b->obj->owner ? b->obj->owner : "?";

@@ -838,12 +838,17 @@ static kuw_always_inline int rows_visit(struct rows_build *b,
 static kuw_noinline void rows_deal(struct rows_build *b, struct rows_piles *pl,
 				   struct rows_sum *sm)
 {
-	const struct rows_fde *a = b->fdes;
+	const struct rows_fde *a = b->fdes, *bound = NULL;
 	u32 n = b->nfdes, np = 0, i, p = 0, k, lo, hi, nfde = 0;
 	u64 lo_start = ~0ULL, hi_end = 0, covered = 0;
 	u32 *next, *last = pl->last, *head = pl->head;
 
 	next = kuw_alloc_raw(((size_t)n + 1) * sizeof(u32));
+	/*
+	 * p is the pile of the FDE before (a[i - 1] is its last), @bound
+	 * the last FDE of pile p - 1 (NULL for pile 0): x joins pile p when
+	 * it sorts after the FDE before and before @bound.
+	 */
 	for (i = 0; i < n; i++) {
 		const struct rows_fde *x = &a[i];
 
@@ -857,8 +862,8 @@ static kuw_noinline void rows_deal(struct rows_build *b, struct rows_piles *pl,
 		}
 		if (!next)
 			continue;
-		if (!(p < np && !rows_fde_lt(x, &a[last[p]]) &&
-		      (!p || rows_fde_lt(x, &a[last[p - 1]])))) {
+		if (!(np && !rows_fde_lt(x, x - 1) &&
+		      (!bound || rows_fde_lt(x, bound)))) {
 			/* the first pile whose last FDE is not after x */
 			lo = 0;
 			hi = np;
@@ -870,6 +875,7 @@ static kuw_noinline void rows_deal(struct rows_build *b, struct rows_piles *pl,
 					hi = k;
 			}
 			p = lo;
+			bound = p ? &a[last[p - 1]] : NULL;
 			if (p == np) {
 				if (np == ROWS_PILES) {
 					kuw_free(next);
@@ -1048,14 +1054,18 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
 	const u32 *pj = pc;
 	u32 i, k, kend;
 
+	if (!nrows) {	/* no FDE with rows: no blocks */
+		block[page[npages]] = 0;
+		return;
+	}
 	/* a block starting at or before the last row's pc stops the scan */
-	top = nrows ? pc[nrows - 1] : 0;
+	top = pc[nrows - 1];
 	for (i = 0; i < npages; i++) {
 		k = page[i];
 		kend = page[i + 1];
 		lim = (u64)i << pshift;
 		for (; k < kend; k++, lim += step) {
-			if (unlikely(!nrows || lim > top))
+			if (unlikely(lim > top))
 				pj = pc + nrows;
 			else
 				while (*pj < lim)

@@ -1137,6 +1137,8 @@ int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
 	struct cfi_run r = { .in_cie = true };
 	int ret;
 
+	if (x->fast)
+		x->fast->init = 0;	/* until this CIE is known good */
 	kuw_cfi_reset(x);
 	kuw_cur_init(&r.c, x->sec->data, end, x->sec->addr);
 	r.c.pos = off;

@@ -519,7 +519,8 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 	x->sec = s;
 	x->pb = w.pb;
 	x->ext = ext;
-	if (sink)	/* caches sized by the section; else only x->rc1 */
+	/* caches sized by the section; else only x->rc1 */
+	if (sink && !(o->flags & KUW_OBJ_GENERAL))
 		kuw_cfi_caches(x, s->size);
 
 	while (off < s->size) {

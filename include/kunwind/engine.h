@@ -100,6 +100,11 @@ struct kuw_sec {
 
 /* What the caller knows about the object the sections belong to. */
 #define KUW_OBJ_RELOCATED	0x1	/* .ko / ET_REL: SFrame starts are field-relative */
+/*
+ * Run every CFI program on the interpreter's general path, without the
+ * table build's fast path: for tests, which compare the two.
+ */
+#define KUW_OBJ_GENERAL		0x2
 
 struct kuw_obj {
 	const char *owner;	/* "vmlinux", module name, file name */

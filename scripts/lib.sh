@@ -130,7 +130,7 @@ kuw_qemu() {
 	local accel cpu rc=0
 	accel=$(kuw_accel "$kernel")
 	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
-	log "booting $(basename "$kernel") ($accel, -smp 2, timeout ${tmo}s)"
+	log "booting $(basename "$kernel") ($accel, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
 	timeout -k 5 "$tmo" qemu-system-x86_64 \
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \

@@ -46,9 +46,9 @@ if [ "$mode" != icount ]; then
 	rm -f "$LT"
 	khz=$(kuw_tsc_khz)
 	log "boot 1/2: real time (tsc_early_khz=$khz, -smp 1)"
-	# One vCPU: with two, TCG's real-time figures swung between boots
-	# (kunwind/ORC 0.84 to 1.11 over six boots) while one gave 0.74 to
-	# 0.85 over five, in line with the instruction counts (0.87).
+	# One vCPU: with two, TCG's real-time kunwind/ORC ratio swung from
+	# 0.74 to 1.11 over seven boots (median 1.01); with one, 0.74 to 0.88
+	# over six (median 0.84), in line with the instruction counts (0.87).
 	QEMU_EXTRA="-smp 1${QEMU_EXTRA:+ $QEMU_EXTRA}" \
 		kuw_qemu "$KDIR/arch/x86/boot/bzImage" "$WORK/initrd.gz" "$LT" "$tmo" \
 		"tsc_early_khz=$khz clocksource=tsc tsc=reliable kuw_rounds=${BENCH_ROUNDS:-100} kuw_iters=${BENCH_ITERS:-10}" \

@@ -17,13 +17,13 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 B ?= build
 FUZZ_SECONDS ?= 10
 
-ENGINE_SRC := $(addprefix module/,$(addsuffix .c,$(KUW_ENGINE)))
-ENGINE_HDR := $(wildcard include/kunwind/*.h module/*.h tools/*.h)
+ENGINE_SRC := $(addprefix module/engine/,$(addsuffix .c,$(KUW_ENGINE)))
+ENGINE_HDR := $(wildcard include/kunwind/*.h module/engine/*.h tools/*.h)
 TOOL_SRC := $(filter-out tools/kunwind-dump.c,$(wildcard tools/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
 HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Iinclude/kunwind -Imodule -Itools
+	-Iinclude/kunwind -Imodule/engine -Itools
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CC ?= cc
 

@@ -103,8 +103,8 @@ if [ -f "${hooks[0]}" ]; then
 		(cd "$WORK/src" &&
 		 eng=$(sed -n 's/^KUW_ENGINE := //p' engine.mk)
 		 gcc -std=gnu11 -O2 -static -Wno-unused-parameter \
-			-Iinclude/kunwind -Imodule -Itools -o "$WORK/kunwind-dump" \
-			tools/*.c $(for e in $eng; do echo "module/$e.c"; done)) \
+			-Iinclude/kunwind -Imodule/engine -Itools -o "$WORK/kunwind-dump" \
+			tools/*.c $(for e in $eng; do echo "module/engine/$e.c"; done)) \
 			>"$LOGDIR/dump-static.log" 2>&1 &&
 			files+=("/usr/bin/kunwind-dump=$WORK/kunwind-dump") ||
 			log "note: static kunwind-dump did not build (see $LOGDIR/dump-static.log)"

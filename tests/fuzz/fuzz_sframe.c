@@ -10,7 +10,7 @@
  *
  * Build and run alone (from the repository root):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
- *     -Iinclude/kunwind -Imodule -Itools -Itests/fuzz -o fuzz_sframe \
+ *     -Iinclude/kunwind -Imodule/engine -Itools -Itests/fuzz -o fuzz_sframe \
  *     tests/fuzz/fuzz_sframe.c tests/fuzz/common.c \
  *     module/{err,read,ehframe,ehframe_hdr,cfi,dwop,sframe,rows,step}.c \
  *     module/{format,blob}.c

@@ -47,11 +47,11 @@ mkdir -p "$W" || exit 2
 ENGINE=$(sed -n 's/^KUW_ENGINE[[:space:]]*:=[[:space:]]*//p' "$ROOT/engine.mk")
 SRCS=""
 for m in $ENGINE; do
-	SRCS="$SRCS $ROOT/module/$m.c"
+	SRCS="$SRCS $ROOT/module/engine/$m.c"
 done
 CFLAGS="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -w
-	-I$ROOT/include/kunwind -I$ROOT/module -I$ROOT/tools -I$HERE"
+	-I$ROOT/include/kunwind -I$ROOT/module/engine -I$ROOT/tools -I$HERE"
 
 if [ $# -gt 0 ]; then
 	targets=$*

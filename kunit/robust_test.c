@@ -28,9 +28,8 @@
  *                   it and prints its counts.
  *
  * The engine entry points of kunwind.ko (kuw_table_build() and friends)
- * are not exported; they are found with kallsyms_lookup_name() (itself
- * found with a kprobe, as kunwind's registry does), so the code under test
- * is the module's own, not a copy.
+ * are exported for tests, so the code under test is the module's own, not
+ * a copy.
  *
  * This module finds its own sections with labels placed at offset 0 of
  * .eh_frame and .sframe (the assembler appends its CFI after them; one
@@ -109,30 +108,13 @@ struct robust_engine {
 
 static struct robust_engine eng;
 
-static unsigned long robust_lookup_name(const char *name)
-{
-	static unsigned long (*kln)(const char *name);
-
-	if (!kln) {
-		struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-
-		if (register_kprobe(&kp) < 0)
-			return 0;
-		kln = (void *)kp.addr;
-		unregister_kprobe(&kp);
-		if (!kln)
-			return 0;
-	}
-	return kln(name);
-}
-
 static int robust_find_engine(struct kunit *test)
 {
-	eng.build = (void *)robust_lookup_name("kunwind:kuw_table_build");
-	eng.free = (void *)robust_lookup_name("kunwind:kuw_table_free");
-	eng.lookup = (void *)robust_lookup_name("kunwind:kuw_table_lookup");
-	eng.step = (void *)robust_lookup_name("kunwind:kuw_step");
-	eng.strerror = (void *)robust_lookup_name("kunwind:kuw_strerror");
+	eng.build = kuw_table_build;
+	eng.free = kuw_table_free;
+	eng.lookup = kuw_table_lookup;
+	eng.step = kuw_step;
+	eng.strerror = kuw_strerror;
 	if (!eng.build || !eng.free || !eng.lookup || !eng.step ||
 	    !eng.strerror) {
 		kunit_err(test, "kunwind.ko engine symbols not found (is kunwind loaded?)");
@@ -1064,6 +1046,7 @@ static noinline void robust_garbage_level(struct robust_garbage *g, int level)
 static void robust_garbage_stacks(struct kunit *test)
 {
 	struct robust_garbage *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	struct kunwind_table_info vt;
 	struct kuw_obj o;
 	char line[512];
 	int i, n = 0;
@@ -1071,8 +1054,9 @@ static void robust_garbage_stacks(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	KUNIT_ASSERT_EQ(test, robust_find_engine(test), 0);
-	g->stext = robust_lookup_name("_stext");
-	g->etext = robust_lookup_name("_etext");
+	KUNIT_ASSERT_GT(test, kunwind_tables_of("vmlinux", &vt, 1), 0);
+	g->stext = vt.text_start;
+	g->etext = vt.text_end;
 	KUNIT_ASSERT_TRUE(test, g->stext && g->etext > g->stext);
 	robust_obj(&o);
 	g->mtext = o.text_start;
@@ -1125,9 +1109,8 @@ static DEFINE_MUTEX(robust_storm_mutex);
 
 /*
  * Another task's stack is pinned while it is walked (it may exit
- * meanwhile); put_task_stack() is not exported, kallsyms has it.
+ * meanwhile): try_get_task_stack(), then kunwind_put_task_stack().
  */
-static void (*robust_put_task_stack)(struct task_struct *t);
 
 static void robust_storm_walk(struct robust_storm *s, struct task_struct *t)
 {
@@ -1182,7 +1165,7 @@ static int robust_storm_fn(void *data)
 		for (i = 0; i < n; i++) {
 			if (try_get_task_stack(tasks[i])) {
 				robust_storm_walk(s, tasks[i]);
-				robust_put_task_stack(tasks[i]);
+				kunwind_put_task_stack(tasks[i]);
 			}
 			put_task_struct(tasks[i]);
 		}
@@ -1204,11 +1187,7 @@ static int robust_storm_set(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	mutex_lock(&robust_storm_mutex);
-	if (on && !robust_put_task_stack)
-		robust_put_task_stack = (void *)robust_lookup_name("put_task_stack");
-	if (on && !robust_put_task_stack) {
-		ret = -ENOENT;
-	} else if (on && !s->thread) {
+	if (on && !s->thread) {
 		memset(s, 0, sizeof(*s));
 		s->thread = kthread_run(robust_storm_fn, s, "robust_storm");
 		if (IS_ERR(s->thread)) {

@@ -665,13 +665,13 @@ static void kt_bad_pc(struct kunit *test)
 	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, info);
 	KUNIT_EXPECT_EQ(test, kunwind_rule_for_pc(0x1000, KUNWIND_SRC_ANY,
-						  info), -KUW_E_NOINFO);
+						  info), -ENOENT);
 	KUNIT_EXPECT_EQ(test, kunwind_rule_for_pc((unsigned long)&kt_data_word,
 						  KUNWIND_SRC_ANY, info),
-			-KUW_E_NOINFO);
+			-ENOENT);
 	KUNIT_EXPECT_EQ(test, kunwind_rule_for_pc((unsigned long)info,
 						  KUNWIND_SRC_ANY, info),
-			-KUW_E_NOINFO);
+			-ENOENT);
 }
 
 /*

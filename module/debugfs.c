@@ -16,6 +16,8 @@
  * A bad write returns -EINVAL and logs one rate-limited line; nothing is
  * half-applied.
  */
+#define pr_fmt(fmt) "kunwind: " fmt
+
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
@@ -36,16 +38,13 @@ static struct dentry *kuw_dir;
 static DEFINE_MUTEX(kuw_dbg_mutex);	/* rules and backtrace state */
 
 #define kuw_bad(file, fmt, ...)						\
-	pr_warn_ratelimited("kunwind: debugfs %s: " fmt "\n", file,	\
+	pr_warn_ratelimited("debugfs %s: " fmt "\n", file,	\
 			    ##__VA_ARGS__)
 
 /* ---- tables ---- */
 
 static int kuw_tables_show(struct seq_file *m, void *v)
 {
-	static const char *const sec[KUW_SRC__COUNT] = {
-		".eh_frame", ".debug_frame", ".sframe",
-	};
 	const struct kuw_entry *e;
 	int i;
 
@@ -58,7 +57,7 @@ static int kuw_tables_show(struct seq_file *m, void *v)
 			if (!t)
 				continue;
 			seq_printf(m, "%s %s 0x%lx-0x%lx %u %u %llu %s\n",
-				   e->name, sec[i], e->text[KUW_RANGE_CORE][0],
+				   e->name, kuw_src_section(i), e->text[KUW_RANGE_CORE][0],
 				   e->text[KUW_RANGE_CORE][1], t->nfde,
 				   t->nrows, (unsigned long long)t->bytes,
 				   e->how[i] ? e->how[i] : "?");
@@ -445,7 +444,7 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	}
 	l->buf = NULL;		/* the registry owns it now */
-	pr_info("kunwind: vmlinux table loaded from blob (%zu bytes)\n",
+	pr_info("vmlinux table loaded from blob (%zu bytes)\n",
 		l->len);
 	return len;
 }

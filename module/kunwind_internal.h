@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel glue internals shared by main.c, registry.c, unwind.c, oops.c and
- * debugfs.c.  No format knowledge here: tables come from the engine.
+ * Kernel glue internals shared by the glue files (main, ksyms, registry,
+ * modules, blob_load, unwind, oops, debugfs).  No format knowledge here:
+ * tables come from the engine; no arch knowledge: that is kuw_arch.h.
  */
 #ifndef KUNWIND_INTERNAL_H
 #define KUNWIND_INTERNAL_H
@@ -52,20 +53,37 @@ static inline void kuw_count_stop(int err)
 		this_cpu_inc(kuw_counters.stops[err]);
 }
 
+/* ksyms.c */
+unsigned long kuw_lookup_name(const char *name);
+int kuw_ksyms_init(void);
+void kuw_put_task_stack(struct task_struct *task);
+
 /* registry.c */
 extern struct list_head kuw_entries;	/* RCU list of struct kuw_entry */
 extern struct mutex kuw_reg_mutex;	/* writers */
+extern unsigned long kuw_stext, kuw_etext;	/* the kernel text */
 
-unsigned long kuw_lookup_name(const char *name);
 int kuw_registry_init(void);
 void kuw_registry_exit(void);
 extern unsigned int kuw_reg_seq;	/* bumped when an entry goes */
+struct kuw_entry *kuw_entry_alloc(const char *name);
+void kuw_entry_free(struct kuw_entry *e);
+void kuw_reg_changed(void);
+struct kuw_entry *kuw_find_mod(struct module *mod);
+void kuw_build(struct kuw_entry *e, const struct kuw_obj *o, int src,
+	       u64 addr, u64 size, const char *how);
 
 int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
 			const struct kuw_table **table,
 			const struct kuw_rule **rule, u64 *row_pc);
 bool kuw_registry_text(u64 pc);
+
+/* blob_load.c */
 int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d);
+
+/* modules.c */
+int kuw_modules_init(void);
+void kuw_modules_exit(void);
 int kuw_registry_add_module(struct module *mod);
 
 /* The unwind path's look-ups, inline: one call less per frame. */
@@ -137,9 +155,6 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 	}
 	return -KUW_E_NOINFO;
 }
-
-/* unwind.c */
-int kuw_unwind_init(void);
 
 /* oops.c */
 int kuw_oops_init(void);

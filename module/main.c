@@ -5,28 +5,41 @@
  * build the tables of the kernel image and every module, then hook oops
  * and create debugfs.
  */
+#define pr_fmt(fmt) "kunwind: " fmt
+
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 #include "kunwind_internal.h"
+#include "kuw_arch.h"
 
 static int __init kunwind_init(void)
 {
 	int ret;
 
-	ret = kuw_unwind_init();
+	ret = kuw_ksyms_init();
+	if (ret)
+		return ret;
+	ret = kuw_arch_init();
 	if (ret)
 		return ret;
 	ret = kuw_registry_init();
 	if (ret)
 		return ret;
+	ret = kuw_modules_init();
+	if (ret)
+		goto out_registry;
 	ret = kuw_oops_init();
-	if (ret) {
-		kuw_registry_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_modules;
 	kuw_debugfs_init();
-	pr_info("kunwind: loaded\n");
+	pr_info("loaded\n");
+	return 0;
+out_modules:
+	kuw_modules_exit();
+out_registry:
+	kuw_registry_exit();
+	return ret;
 	return 0;
 }
 
@@ -34,8 +47,9 @@ static void __exit kunwind_exit(void)
 {
 	kuw_debugfs_exit();
 	kuw_oops_exit();
+	kuw_modules_exit();
 	kuw_registry_exit();
-	pr_info("kunwind: unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(kunwind_init);

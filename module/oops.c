@@ -11,6 +11,8 @@
  * Frames reached with the kernel's ORC unwinder (entry code has no CFI)
  * are marked "(orc)".  Rate-limited; turned off with oops_trace=0.
  */
+#define pr_fmt(fmt) "kunwind: " fmt
+
 #include <linux/kdebug.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -41,14 +43,14 @@ static void kuw_print_trace(struct task_struct *task, struct pt_regs *regs)
 	struct kunwind_state state;
 	int err;
 
-	pr_warn("kunwind: Call Trace:\n");
+	pr_warn("Call Trace:\n");
 	for (kunwind_start(&state, task, regs, NULL); !kunwind_done(&state);
 	     kunwind_next_frame(&state))
-		pr_warn("kunwind:  %pS%s\n",
+		pr_warn(" %pS%s\n",
 			(void *)kunwind_get_return_address(&state),
 			kuw_how(&state));
 	err = kunwind_stop_reason(&state);
-	pr_warn("kunwind: end of trace: %s (%s)\n", kunwind_strerror(err),
+	pr_warn("end of trace: %s (%s)\n", kunwind_strerror(err),
 		kunwind_reliable(&state) ? "reliable" : "unreliable");
 }
 

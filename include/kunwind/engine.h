@@ -3,7 +3,7 @@
  * kunwind engine API: parse and validate unwind sections once, compile them
  * into sorted rows, look rows up and step one frame.  Plain C: the same code
  * builds into kunwind.ko and into the host tool and tests.  The environment
- * (types, allocation, logging, fault-safe reads) comes from module/env.h.
+ * (types, allocation, logging, fault-safe reads) comes from module/engine/env.h.
  */
 #ifndef KUNWIND_ENGINE_H
 #define KUNWIND_ENGINE_H
@@ -11,7 +11,7 @@
 #include "env.h"
 
 /*
- * Every error and stop reason has one name (module/err.c), printed the same
+ * Every error and stop reason has one name (module/engine/err.c), printed the same
  * way by the CLI, the kernel log and debugfs.  New codes go at the end.
  */
 enum kuw_err {
@@ -122,6 +122,7 @@ enum kuw_src {
 };
 
 const char *kuw_src_name(int src);	/* "eh_frame", "debug_frame", "sframe" */
+const char *kuw_src_section(int src);	/* ".eh_frame", ... */
 
 /* Rule kinds of one register column (readelf frames-interp letters). */
 enum kuw_rule_kind {

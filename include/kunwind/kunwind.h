@@ -10,7 +10,11 @@
  *	     !kunwind_done(&state); kunwind_next_frame(&state))
  *		pr_info("%pS\n", (void *)kunwind_get_return_address(&state));
  *	if (kunwind_error(&state))
- *		pr_info("stopped: %s\n", kunwind_strerror(kunwind_error(&state)));
+ *		pr_info("stopped: %s\n",
+ *			kunwind_strerror(kunwind_stop_reason(&state)));
+ *
+ * Exported functions return 0 or a negative errno; the precise reason an
+ * unwind stopped is kunwind_stop_reason(), named by kunwind_strerror().
  *
  * Every function here is safe in any context (process, IRQ, NMI, oops):
  * nothing allocates or sleeps, every stack read is bounds-checked against
@@ -23,7 +27,6 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <asm/ptrace.h>
-#include <asm/stacktrace.h>
 #include "engine.h"
 
 /* Use whichever table covers the pc (eh_frame, then debug_frame, sframe). */
@@ -46,12 +49,35 @@ enum kunwind_how {
 	KUNWIND_FRAME_ORC,		/* stepped with the kernel's ORC */
 };
 
+/* Kinds of stack a frame may be on. */
+enum kunwind_stack_type {
+	KUNWIND_STACK_NONE = 0,
+	KUNWIND_STACK_TASK,
+	KUNWIND_STACK_IRQ,
+	KUNWIND_STACK_EXCEPTION,	/* x86 IST, arm64 overflow/SDEI */
+	KUNWIND_STACK_ENTRY,		/* x86 entry trampoline stack */
+};
+
+/**
+ * struct kunwind_stack - one stack of the unwound context
+ * @begin: lowest address
+ * @end: one past the highest
+ * @next_sp: where the previous stack's sp is kept, if the arch knows
+ * @type: enum kunwind_stack_type
+ */
+struct kunwind_stack {
+	unsigned long begin;
+	unsigned long end;
+	unsigned long next_sp;
+	u8 type;
+};
+
 /**
  * struct kunwind_state - one unwind in progress
  * @task: the task whose stack is walked
  * @regs: registers of the current frame (DWARF numbering); the pc is
- *	  @regs.r[KUW_X86_RA]
- * @stack_info: the stack the current frame's sp is on
+ *	  kunwind_get_return_address()
+ * @stack: the stack the current frame's sp is on
  * @stack_mask: stacks entered so far (a stack is never re-entered)
  * @table: after kunwind_next_frame(): the table whose row was used to
  *	   leave the previous frame, or NULL (stepped by ORC, or none)
@@ -81,7 +107,7 @@ enum kunwind_how {
 struct kunwind_state {
 	struct task_struct *task;
 	struct kuw_regs regs;
-	struct stack_info stack_info;
+	struct kunwind_stack stack;
 	unsigned long stack_mask;
 	const struct kuw_table *table;
 	const struct kuw_rule *rule;
@@ -110,6 +136,7 @@ void kunwind_start(struct kunwind_state *state, struct task_struct *task,
 bool kunwind_next_frame(struct kunwind_state *state);
 unsigned long kunwind_get_return_address(struct kunwind_state *state);
 int kunwind_error(struct kunwind_state *state);
+int kunwind_errno(int err);
 bool kunwind_reliable(struct kunwind_state *state);
 const char *kunwind_strerror(int err);
 
@@ -126,11 +153,11 @@ static inline bool kunwind_done(struct kunwind_state *state)
 }
 
 /**
- * kunwind_stop_reason() - why the unwind ended
+ * kunwind_stop_reason() - why the unwind ended, precisely
  * @state: the unwind
  *
- * Return: 0 while going, else a negative enum kuw_err, -KUW_E_END for a
- * clean end.
+ * Return: 0 while going, else a negative enum kuw_err (-KUW_E_END for a
+ * clean end), named by kunwind_strerror().
  */
 static inline int kunwind_stop_reason(struct kunwind_state *state)
 {
@@ -183,5 +210,6 @@ int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
 int kunwind_load_blob(const void *buf, size_t len);
 int kunwind_reread_module(const char *name);
 void kunwind_dump_stack(void);
+void kunwind_put_task_stack(struct task_struct *task);
 
 #endif /* KUNWIND_KUNWIND_H */

@@ -52,17 +52,37 @@ const char *kuw_strerror(int err)
 	return kuw_err_names[err];
 }
 
+/* Section names, indexed by enum kuw_src: the one copy. */
+static const char *const kuw_src_sections[KUW_SRC__COUNT] = {
+	[KUW_SRC_EH_FRAME] = ".eh_frame",
+	[KUW_SRC_DEBUG_FRAME] = ".debug_frame",
+	[KUW_SRC_SFRAME] = ".sframe",
+};
+
+/**
+ * kuw_src_section() - the ELF section name of a table source
+ * @src: enum kuw_src
+ *
+ * Return: ".eh_frame", ".debug_frame", ".sframe", or "?".
+ */
+const char *kuw_src_section(int src)
+{
+	if (src < 0 || src >= KUW_SRC__COUNT)
+		return "?";
+	return kuw_src_sections[src];
+}
+
+/**
+ * kuw_src_name() - a table source's name without the dot
+ * @src: enum kuw_src
+ *
+ * Return: "eh_frame", "debug_frame", "sframe", or "?".
+ */
 const char *kuw_src_name(int src)
 {
-	switch (src) {
-	case KUW_SRC_EH_FRAME:
-		return "eh_frame";
-	case KUW_SRC_DEBUG_FRAME:
-		return "debug_frame";
-	case KUW_SRC_SFRAME:
-		return "sframe";
-	}
-	return "?";
+	const char *s = kuw_src_section(src);
+
+	return s[0] == '.' ? s + 1 : s;
 }
 
 const struct kuw_reg_rule *kuw_rule_find(const struct kuw_rule *r, u8 reg)

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel glue's one architecture seam.  Everything that differs between
+ * architectures (capture of the current context, pt_regs, the stacks a
+ * context may run on and how they link, entry and exception frames,
+ * return-address translation, pointer authentication) lives in
+ * module/arch/<arch>.{c,h}; the rest of the glue calls only what is
+ * declared here and has no architecture #ifdef.
+ *
+ * Each arch header defines:
+ *   KUW_ARCH_THIS	the engine's enum kuw_arch of this kernel
+ *   KUW_REG_PC		struct kuw_regs column holding a frame's pc
+ *   KUW_REG_SP		the stack pointer's column
+ *   KUW_REG_FP		the frame pointer's column
+ */
+#ifndef KUNWIND_KUW_ARCH_H
+#define KUNWIND_KUW_ARCH_H
+
+#include <linux/sched.h>
+#include <asm/ptrace.h>
+#include "kunwind.h"
+
+#if defined(CONFIG_X86_64)
+#include "arch/x86_64.h"
+#elif defined(CONFIG_ARM64)
+#include "arch/arm64.h"
+#else
+#error "kunwind: no module/arch/ file for this architecture"
+#endif
+
+int kuw_arch_init(void);
+void kuw_arch_capture(struct kuw_regs *r);
+void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p);
+int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
+		       bool *signal);
+bool kuw_arch_stack_of(struct task_struct *task, unsigned long addr,
+		       struct kunwind_stack *st, unsigned long *mask);
+bool kuw_arch_at_end(const struct kunwind_state *s);
+int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
+			   bool fp_ok, bool signal);
+bool kuw_arch_in_module_area(unsigned long addr);
+
+/* unwind.c, for the arch's boundary step */
+int kuw_check_stack(struct kunwind_state *s, u64 old_sp,
+		    struct kunwind_stack *prev, unsigned long *prev_mask,
+		    bool *moved);
+
+#endif /* KUNWIND_KUW_ARCH_H */

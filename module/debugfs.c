@@ -6,9 +6,11 @@
  *   rules      write "ADDR|SYMBOL[+OFF] [eh_frame|debug_frame|sframe]";
  *              read "%pS" of the address, the row line (the text
  *              "kunwind-dump rules" prints) and "row <%pS> <src> <owner>"
- *   backtrace  write "self" or "pid N": the stack is walked then; read the
- *              frames (index, address, %pS, row used to leave the frame)
- *              and the stop reason
+ *   backtrace  write "self", "pid N" or "all" (every thread, one block
+ *              each headed "task PID COMM"): the stacks are walked then;
+ *              a read of the same open file gives the frames (index,
+ *              address, %pS, row used to leave the frame), the stop reason
+ *              and the reliable flag.  Each open file has its own result.
  *   stats      lookups, frames, unwinds, ORC-stepped frames, table load
  *              failures, and a counter for each stop reason
  *   load       write a vmlinux blob (kunwind-dump export); it is applied by
@@ -24,7 +26,9 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -35,7 +39,7 @@
 #include "blob.h"
 
 static struct dentry *kuw_dir;
-static DEFINE_MUTEX(kuw_dbg_mutex);	/* rules and backtrace state */
+static DEFINE_MUTEX(kuw_dbg_mutex);	/* rules state */
 
 #define kuw_bad(file, fmt, ...)						\
 	pr_warn_ratelimited("debugfs %s: " fmt "\n", file,	\
@@ -238,16 +242,42 @@ static const struct file_operations kuw_rules_fops = {
 
 /* ---- backtrace ---- */
 
+/*
+ * Each open file has its own result: a write walks and keeps the text in
+ * the file's state, a read of the same file shows it.  Two readers do not
+ * see each other's walks.
+ */
 #define KUW_BT_SIZE	(32 * 1024)
-static char *kuw_bt_text;	/* result of the last walk, kuw_dbg_mutex */
-static size_t kuw_bt_len;
+#define KUW_BT_ALL_SIZE	(1024 * 1024)
+#define KUW_BT_MAX_TASKS	4096
 
+struct kuw_bt {
+	struct mutex lock;	/* text, len, size */
+	char *text;
+	size_t len;
+	size_t size;
+};
+
+static const char *kuw_bt_how(const struct kunwind_state *s)
+{
+	switch (s->how) {
+	case KUNWIND_FRAME_ORC:
+		return "- orc";
+	case KUNWIND_FRAME_PT_REGS:
+		return "- pt_regs";
+	case KUNWIND_FRAME_FP:
+		return "- fp";
+	}
+	return "-";
+}
+
+/* One task's walk, appended at out + *used. */
 static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 			size_t *used)
 {
 	struct kunwind_state state;
 	char row[256];
-	size_t n = 0;
+	size_t n = *used;
 	unsigned long pc;
 	u32 i = 0;
 
@@ -261,8 +291,8 @@ static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 					   state.row_pc, state.rule) < 0)
 				strscpy(row, "?", sizeof(row));
 		} else {
-			strscpy(row, kunwind_done(&state) ? "-" : "- orc",
-				sizeof(row));
+			strscpy(row, kunwind_done(&state) ? "-" :
+				kuw_bt_how(&state), sizeof(row));
 		}
 		n += scnprintf(out + n, size - n, "%2u 0x%lx %pS %s%s%s\n",
 			       i++, pc, (void *)pc, state.table ?
@@ -276,75 +306,169 @@ static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 	*used = n;
 }
 
+/* Another task's stack is pinned while it is walked. */
+static void kuw_bt_task(struct task_struct *task, char *out, size_t size,
+			size_t *used)
+{
+	if (task != current && !try_get_task_stack(task)) {
+		*used += scnprintf(out + *used, size - *used,
+				   "stop: task exited\nreliable: no\n");
+		return;
+	}
+	kuw_bt_walk(task, out, size, used);
+	if (task != current)
+		kuw_put_task_stack(task);
+}
+
+/* "all": every thread, one block each, headed "task PID COMM". */
+static int kuw_bt_all(char *out, size_t size, size_t *used)
+{
+	struct task_struct **tasks, *g, *t;
+	unsigned int n = 0, i;
+
+	tasks = kvcalloc(KUW_BT_MAX_TASKS, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return -ENOMEM;
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (n == KUW_BT_MAX_TASKS)
+			break;
+		get_task_struct(t);
+		tasks[n++] = t;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		if (size - *used > 4096) {
+			*used += scnprintf(out + *used, size - *used,
+					   "task %d %s\n", task_pid_nr(tasks[i]),
+					   tasks[i]->comm);
+			kuw_bt_task(tasks[i], out, size, used);
+		}
+		put_task_struct(tasks[i]);
+	}
+	if (size - *used <= 4096)
+		*used += scnprintf(out + *used, size - *used, "truncated\n");
+	kvfree(tasks);
+	return 0;
+}
+
+/* Parse "self", "pid N" or "all" and walk into a new buffer. */
+static int kuw_bt_run(const char *p, char **textp, size_t *lenp,
+		      size_t *sizep)
+{
+	struct task_struct *task;
+	size_t size = KUW_BT_SIZE, used = 0;
+	bool all = !strcmp(p, "all");
+	char *out;
+	int pid, ret = 0;
+
+	if (all) {
+		size = KUW_BT_ALL_SIZE;
+		task = NULL;
+	} else if (!strcmp(p, "self")) {
+		task = get_task_struct(current);
+	} else if (!strncmp(p, "pid ", 4) &&
+		   !kstrtoint(strim((char *)p + 4), 10, &pid)) {
+		task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+		if (!task) {
+			kuw_bad("backtrace", "no task with pid %d", pid);
+			return -ESRCH;
+		}
+	} else {
+		kuw_bad("backtrace", "expected 'self', 'pid N' or 'all'");
+		return -EINVAL;
+	}
+	out = kvmalloc(size, GFP_KERNEL);
+	if (!out)
+		ret = -ENOMEM;
+	else if (all)
+		ret = kuw_bt_all(out, size, &used);
+	else
+		kuw_bt_task(task, out, size, &used);
+	if (task)
+		put_task_struct(task);
+	if (ret) {
+		kvfree(out);
+		return ret;
+	}
+	*textp = out;
+	*lenp = used;
+	*sizep = size;
+	return 0;
+}
+
 static ssize_t kuw_bt_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *ppos)
 {
-	struct task_struct *task = NULL;
-	char *buf, *p, *out;
-	size_t used = 0;
-	int pid, ret = -EINVAL;
+	struct kuw_bt *bt = file->private_data;
+	char *buf, *out = NULL;
+	size_t used = 0, size = 0;
+	int ret;
 
 	buf = kuw_copy_line(ubuf, len);
 	if (IS_ERR(buf)) {
 		kuw_bad("backtrace", "write of %zu bytes refused", len);
 		return PTR_ERR(buf);
 	}
-	p = strim(buf);
-	if (!strcmp(p, "self")) {
-		task = current;
-		get_task_struct(task);
-	} else if (!strncmp(p, "pid ", 4) && !kstrtoint(strim(p + 4), 10, &pid)) {
-		task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
-		if (!task) {
-			kuw_bad("backtrace", "no task with pid %d", pid);
-			goto out;
-		}
-	} else {
-		kuw_bad("backtrace", "expected 'self' or 'pid N'");
-		goto out;
-	}
-	out = kvmalloc(KUW_BT_SIZE, GFP_KERNEL);
-	if (!out) {
-		ret = -ENOMEM;
-		goto out_task;
-	}
-	kuw_bt_walk(task, out, KUW_BT_SIZE, &used);
-	mutex_lock(&kuw_dbg_mutex);
-	swap(kuw_bt_text, out);
-	kuw_bt_len = used;
-	mutex_unlock(&kuw_dbg_mutex);
-	kvfree(out);
-	ret = len;
-out_task:
-	put_task_struct(task);
-out:
+	ret = kuw_bt_run(strim(buf), &out, &used, &size);
 	kfree(buf);
-	return ret;
+	if (ret)
+		return ret;
+	mutex_lock(&bt->lock);
+	swap(bt->text, out);
+	bt->len = used;
+	bt->size = size;
+	mutex_unlock(&bt->lock);
+	kvfree(out);
+	*ppos = 0;	/* the next read starts at the new result */
+	return len;
 }
 
-static int kuw_bt_show(struct seq_file *m, void *v)
+static ssize_t kuw_bt_read(struct file *file, char __user *ubuf,
+			   size_t len, loff_t *ppos)
 {
-	mutex_lock(&kuw_dbg_mutex);
-	if (kuw_bt_text)
-		seq_write(m, kuw_bt_text, kuw_bt_len);
+	static const char hint[] = "write 'self', 'pid N' or 'all' first\n";
+	struct kuw_bt *bt = file->private_data;
+	ssize_t ret;
+
+	mutex_lock(&bt->lock);
+	if (bt->text)
+		ret = simple_read_from_buffer(ubuf, len, ppos, bt->text,
+					      bt->len);
 	else
-		seq_puts(m, "write 'self' or 'pid N' first\n");
-	mutex_unlock(&kuw_dbg_mutex);
-	return 0;
+		ret = simple_read_from_buffer(ubuf, len, ppos, hint,
+					      sizeof(hint) - 1);
+	mutex_unlock(&bt->lock);
+	return ret;
 }
 
 static int kuw_bt_open(struct inode *inode, struct file *file)
 {
-	return single_open_size(file, kuw_bt_show, NULL, KUW_BT_SIZE + 64);
+	struct kuw_bt *bt = kzalloc(sizeof(*bt), GFP_KERNEL);
+
+	if (!bt)
+		return -ENOMEM;
+	mutex_init(&bt->lock);
+	file->private_data = bt;
+	return 0;
+}
+
+static int kuw_bt_release(struct inode *inode, struct file *file)
+{
+	struct kuw_bt *bt = file->private_data;
+
+	kvfree(bt->text);
+	kfree(bt);
+	return 0;
 }
 
 static const struct file_operations kuw_bt_fops = {
 	.owner = THIS_MODULE,
 	.open = kuw_bt_open,
-	.read = seq_read,
+	.read = kuw_bt_read,
 	.write = kuw_bt_write,
-	.llseek = seq_lseek,
-	.release = single_release,
+	.llseek = default_llseek,
+	.release = kuw_bt_release,
 };
 
 /* ---- load ---- */
@@ -481,6 +605,4 @@ int kuw_debugfs_init(void)
 void kuw_debugfs_exit(void)
 {
 	debugfs_remove_recursive(kuw_dir);
-	kvfree(kuw_bt_text);
-	kuw_bt_text = NULL;
 }

@@ -12,6 +12,14 @@
  *   KUW_REG_PC		struct kuw_regs column holding a frame's pc
  *   KUW_REG_SP		the stack pointer's column
  *   KUW_REG_FP		the frame pointer's column
+ * and two inline hooks of the per-frame path:
+ *   bool kuw_arch_stack_link(const struct kunwind_stack *st, u64 *sp)
+ *	after a table step left the caller's sp at @sp on @st: is that a
+ *	stack switch the tables do not describe?  If so, set *@sp to the
+ *	sp on the previous stack and return true.
+ *   void kuw_arch_ret_addr(struct kunwind_state *s)
+ *	after a table step: replace a tracing trampoline's return address
+ *	(function graph, kretprobe) by the real one, or clear reliable.
  */
 #ifndef KUNWIND_KUW_ARCH_H
 #define KUNWIND_KUW_ARCH_H
@@ -39,6 +47,7 @@ bool kuw_arch_at_end(const struct kunwind_state *s);
 int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			   bool fp_ok, bool signal);
 bool kuw_arch_in_module_area(unsigned long addr);
+int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc);
 
 /* unwind.c, for the arch's boundary step */
 int kuw_check_stack(struct kunwind_state *s, u64 old_sp,

@@ -254,12 +254,19 @@ static int kuw_add_vmlinux(void)
 		return -ENOMEM;
 	e->text[KUW_RANGE_CORE][0] = kuw_stext;
 	e->text[KUW_RANGE_CORE][1] = kuw_etext;
-	/* init text is freed after boot: not matched, but FDEs point there */
+	/*
+	 * Init text is freed after boot, but its addresses are never reused
+	 * for other code, and the boot CPU's idle task keeps returning into
+	 * it (start_kernel's chain): keep its rows.
+	 */
 	sinit = kuw_lookup_name("_sinittext");
 	einit = kuw_lookup_name("_einittext");
-	o.text_start = kuw_stext;
+	if (sinit && einit > sinit) {
+		e->text[KUW_RANGE_INIT][0] = sinit;
+		e->text[KUW_RANGE_INIT][1] = einit;
+	}
+	o.text_start = min(kuw_stext, sinit ? sinit : kuw_stext);
 	o.text_end = max3(kuw_etext, end, einit);
-	(void)sinit;
 
 	a = kuw_lookup_name("__eh_frame_start");
 	b = kuw_lookup_name("__eh_frame_end");

@@ -100,8 +100,14 @@ static __always_inline int __kuw_check_stack(struct kunwind_state *s,
 
 	if ((s->regs.valid & ~s->regs.lazy & need) != need)
 		return -KUW_E_BADSP;
-	if (sp >= b && sp <= e)
-		return sp > old_sp ? 0 : -KUW_E_BADSP;
+	if (sp >= b && sp <= e) {
+		if (sp <= old_sp)
+			return -KUW_E_BADSP;
+		/* a stack switch the tables do not describe (IRQ stack) */
+		if (likely(!kuw_arch_stack_link(&s->stack, &sp)))
+			return 0;
+		s->regs.r[KUW_REG_SP] = sp;
+	}
 	*prev = s->stack;
 	*prev_mask = s->stack_mask;
 	*moved = true;
@@ -142,8 +148,8 @@ static __always_inline int kuw_lookahead(struct kunwind_state *s,
 	if (s->ahead_entry && s->ahead_seq == seq)
 		hint = s->ahead_entry;
 	e = kuw_registry_find(look, hint);
-	if (!e)
-		return -KUW_E_BADRA;
+	if (unlikely(!e))
+		return kuw_arch_unknown_pc(s, pc);
 	s->ahead_entry = e;
 	s->ahead_seq = seq;
 	s->ahead_look = look;
@@ -198,6 +204,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 			ret = __kuw_check_stack(s, sp, &si, &mask, &moved);
 		if (!ret) {
 			s->signal = r->flags & KUW_RF_SIGNAL;
+			kuw_arch_ret_addr(s);
 			ret = kuw_lookahead(s, seq);
 		}
 		if (!ret) {

@@ -28,7 +28,7 @@ stamp "dependencies ok"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-LOGDIR="$CACHE/logs"
+LOGDIR="${KUNWIND_LOGDIR:-$CACHE/logs}"
 mkdir -p "$LOGDIR"
 
 # --- host tests -------------------------------------------------------

@@ -257,26 +257,39 @@ fi
 # A kernel image with unwind tables (the test bed's kernel keeps .eh_frame
 # and .sframe): rows vs readelf and objdump, and the exported blob checked
 # field by field.  KUW_DIFF_VMLINUX, or the newest test-bed build.
-vml=${KUW_DIFF_VMLINUX:-}
-if [ -z "$vml" ]; then
-	cache=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
-	vml=$(ls -t "$cache"/kbuild/*/vmlinux 2>/dev/null | head -1)
-fi
-if [ -n "$vml" ] && readelf -S "$vml" 2>/dev/null | grep -q '\.eh_frame'; then
-	check_readelf vmlinux "$vml" "$DUMP"
+# check_vmlinux VMLINUX [--arm64]
+check_vmlinux() {
+	vml=$1 varch=${2:-}
+	vtag=vmlinux${varch:+-arm64}
+	check_readelf "$vtag" "$vml" "$DUMP" "" $varch
 	if readelf -S "$vml" | grep -q '\.sframe'; then
-		check_sframe vmlinux "$vml" "$DUMP"
+		check_sframe "$vtag" "$vml" "$DUMP" "" $varch
 	fi
 	stext=$(nm "$vml" 2>/dev/null | awk '$3 == "_stext" { print $1 }')
-	if "$ASAN" export "$vml" -o "$W/vmlinux.blob" >"$W/export.log" 2>&1 &&
-	   res=$($CMP blob "$W/vmlinux.blob" "$vml" $stext); then
-		ok "export vmlinux: $(echo "$res" | tail -1)"
+	if "$ASAN" export "$vml" -o "$W/$vtag.blob" >"$W/export.log" 2>&1 &&
+	   res=$($CMP blob "$W/$vtag.blob" "$vml" $stext $varch); then
+		ok "export $vtag: $(echo "$res" | tail -1)"
 	else
 		sed 's/^/    /' "$W/export.log" | head -5
-		bad "export vmlinux: $(echo "$res" | tail -1)"
+		bad "export $vtag: $(echo "$res" | tail -1)"
 	fi
+}
+
+has_eh_frame() {
+	[ -n "$1" ] && readelf -S "$1" 2>/dev/null | grep -q '\.eh_frame'
+}
+
+cache=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
+vml=${KUW_DIFF_VMLINUX:-$(ls -t "$cache"/kbuild/base-*/vmlinux 2>/dev/null | head -1)}
+if has_eh_frame "$vml"; then
+	check_vmlinux "$vml"
 else
 	skipped "vmlinux: no kernel image with .eh_frame (make check builds one)"
+fi
+# The arm64 test kernel, when the test bed has built it.
+vml=$(ls -t "$cache"/kbuild/arm64-*/vmlinux 2>/dev/null | head -1)
+if has_eh_frame "$vml"; then
+	check_vmlinux "$vml" --arm64
 fi
 
 # A kernel module built here from tests/diff/kmod/kuwdiff.c with .eh_frame and
@@ -286,7 +299,7 @@ fi
 kdir=${KUW_DIFF_KDIR:-}
 if [ -z "$kdir" ]; then
 	cache=${KUNWIND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunwind}
-	for d in $(ls -td "$cache"/kbuild/*/ 2>/dev/null) \
+	for d in $(ls -td "$cache"/kbuild/base-*/ 2>/dev/null) \
 		 /lib/modules/"$(uname -r)"/build; do
 		if [ -f "$d/Module.symvers" ] || [ -f "$d/Makefile" ]; then
 			kdir=$d

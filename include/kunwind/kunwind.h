@@ -34,7 +34,8 @@
 
 /*
  * OR'ed into the @src of __kunwind_start(): never step a frame with the
- * kernel's ORC unwinder (tables only; stops where they end).
+ * kernel's own unwinder (ORC); kunwind's tables and its own knowledge of
+ * entry frames, stack switches and trampolines only.
  */
 #define KUNWIND_NO_ORC		0x80
 
@@ -45,8 +46,9 @@
 enum kunwind_how {
 	KUNWIND_FRAME_START = 0,	/* first frame: regs, current, task */
 	KUNWIND_FRAME_CFI,		/* stepped with a table row */
-	KUNWIND_FRAME_PT_REGS,		/* an entry frame's pt_regs (ORC) */
+	KUNWIND_FRAME_PT_REGS,		/* an entry frame's pt_regs */
 	KUNWIND_FRAME_ORC,		/* stepped with the kernel's ORC */
+	KUNWIND_FRAME_FP,		/* code without tables: frame record, or leaf guess */
 };
 
 /* Kinds of stack a frame may be on. */
@@ -92,6 +94,8 @@ struct kunwind_stack {
  * @signal: the pc is not a return address (first frame, pt_regs frame,
  *	    signal frame): look it up as is, not at pc - 1
  * @reliable: every frame so far came from tables, no boundary crossed
+ * @ret_idx: return-address translation state (function-graph tracer)
+ * @ret_cur: return-address translation state (kretprobe/rethook)
  * @ahead_entry: look-ahead cache: the object of the current frame's pc ...
  * @ahead_table: ... its table, rule and row start, found when the frame
  * @ahead_rule:  was reached (the pc had to be checked anyway), so the next
@@ -120,6 +124,8 @@ struct kunwind_state {
 	bool signal;
 	bool reliable;
 	bool ahead_ok;
+	int ret_idx;
+	void *ret_cur;
 	int ahead_ret;
 	unsigned int ahead_seq;
 	const void *ahead_entry;

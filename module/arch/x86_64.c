@@ -5,15 +5,29 @@
  * IRQ, exception (IST) and entry stacks), the start of a sleeping task,
  * and the frames no table covers.
  *
- * No CFI covers x86 entry code (interrupt and exception entry, the IRQ
- * stack switch, ret_from_fork, syscall entry).  Two cases are handled:
+ * No CFI covers x86 entry code (interrupt, exception and NMI entry, the IRQ
+ * stack switch, ret_from_fork, syscall entry, the idle tasks' start).  It
+ * is crossed without the kernel's unwinder:
  *   - the bottom of a task stack: a frame without unwind info whose sp is
- *     the task's top pt_regs (syscall entry, ret_from_fork) is the
- *     outermost frame: a clean end;
- *   - anywhere else, when the tables cannot step a frame, the kernel's own
- *     ORC unwinder (objtool annotated entry code) steps that one frame
- *     unless the unwind asked for KUNWIND_NO_ORC; the walk then goes on
- *     with tables but is no longer reliable.
+ *     the task's top pt_regs (syscall entry, ret_from_fork) is the end;
+ *     so are an idle task's secondary_startup_64 and the boot CPU's
+ *     start_kernel chain, whose init text is freed after boot;
+ *   - a return address into entry text, right after a call: every
+ *     idtentry, the NMI and syscall entries call their C handler with
+ *     sp = the pt_regs they built (entry_64.S "movq %rsp, %rdi; call").
+ *     A user-mode pt_regs ends the walk; a kernel-mode one gives every
+ *     register of the interrupted code, and the walk goes on from there
+ *     (no longer reliable, as in arch_stack_walk_reliable());
+ *   - the IRQ stack: call_on_irqstack() keeps the previous sp in the
+ *     stack's top word (kuw_arch_stack_link() in x86_64.h);
+ *   - return_to_handler (function graph) and the rethook/kretprobe
+ *     trampoline as return addresses: the kernel's own records give the
+ *     real one;
+ *   - code with no tables at all (BPF JIT, ftrace trampolines, kprobe
+ *     slots): one step by frame pointer when rbp points at a frame record
+ *     above sp, not reliable.
+ * When all that fails and the unwind did not ask for KUNWIND_NO_ORC, the
+ * kernel's ORC unwinder (if built in) steps the frame, not reliably.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -31,21 +45,94 @@ typedef int (*kuw_get_stack_info_t)(unsigned long *stack,
 				    struct stack_info *info,
 				    unsigned long *visit_mask);
 
-/* The kernel's get_stack_info(): not exported, found through kallsyms. */
+/* Unexported kernel functions and symbols, found through kallsyms. */
 static kuw_get_stack_info_t kuw_get_stack_info;
+static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
+				      unsigned long ret, unsigned long *retp);
+static unsigned long (*kuw_rethook_ret)(struct task_struct *task,
+					unsigned long frame, void *cur);
+static bool (*kuw_kernel_text)(unsigned long addr);
+static unsigned long kuw_entry_text[2];		/* [start, end) */
+static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
+static unsigned long kuw_init_text[2];		/* vmlinux init text */
+unsigned long kuw_x86_tramp[2];
+
+/* [start, end) of the function holding @name, from kallsyms. */
+static void kuw_func_range(const char *name, unsigned long *range)
+{
+	static int (*size_off)(unsigned long addr, unsigned long *size,
+			       unsigned long *off);
+	unsigned long size, off;
+
+	if (!size_off)
+		size_off = (void *)kuw_lookup_name("kallsyms_lookup_size_offset");
+	range[0] = kuw_lookup_name(name);
+	range[1] = 0;
+	if (range[0] && size_off && size_off(range[0], &size, &off) && !off)
+		range[1] = range[0] + size;
+}
 
 /**
  * kuw_arch_init() - find what the x86 unwinder needs from the kernel
  *
- * Return: 0.  Without get_stack_info() only the task stack is known.
+ * Return: 0.  Without get_stack_info() only the task stack is known; each
+ * other symbol missing only costs the boundary it serves.
  */
 int kuw_arch_init(void)
 {
+	unsigned long no_verify[2];
+
 	kuw_get_stack_info = (kuw_get_stack_info_t)
 		kuw_lookup_name("get_stack_info");
 	if (!kuw_get_stack_info)
 		pr_warn("get_stack_info not found: only task stacks are walked\n");
+	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
+	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
+	kuw_init_text[0] = kuw_lookup_name("_sinittext");
+	kuw_init_text[1] = kuw_lookup_name("_einittext");
+	/* .Lafter_lret lies in the _no_verify part: both, as one range */
+	kuw_func_range("secondary_startup_64", kuw_idle_start);
+	kuw_func_range("secondary_startup_64_no_verify", no_verify);
+	if (kuw_idle_start[0] && no_verify[1] > kuw_idle_start[0])
+		kuw_idle_start[1] = max(kuw_idle_start[1], no_verify[1]);
+	kuw_kernel_text = (void *)kuw_lookup_name("__kernel_text_address");
+	kuw_x86_tramp[0] = kuw_lookup_name("return_to_handler");
+	if (kuw_x86_tramp[0])
+		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
+	kuw_x86_tramp[1] = kuw_lookup_name("arch_rethook_trampoline");
+	if (kuw_x86_tramp[1])
+		kuw_rethook_ret = (void *)kuw_lookup_name("rethook_find_ret_addr");
 	return 0;
+}
+
+static bool kuw_in(const unsigned long *range, u64 pc)
+{
+	return pc >= range[0] && pc < range[1];
+}
+
+/**
+ * kuw_x86_ret_addr() - the real return address behind a trampoline's
+ * @s: the unwind, just stepped to a caller whose pc is return_to_handler
+ *     or the rethook trampoline; its sp is the callee's CFA, so the return
+ *     address was read from sp - 8, where the tracer put its trampoline
+ *
+ * Unknown to the tracer's records: the pc stays, and the walk is no
+ * longer reliable.
+ */
+void kuw_x86_ret_addr(struct kunwind_state *s)
+{
+	u64 pc = s->regs.r[KUW_REG_PC];
+	unsigned long retp = s->regs.r[KUW_REG_SP] - 8, real = 0;
+
+	if (pc == kuw_x86_tramp[0] && kuw_graph_ret)
+		real = kuw_graph_ret(s->task, &s->ret_idx, pc,
+				     (unsigned long *)retp);
+	else if (pc == kuw_x86_tramp[1] && kuw_rethook_ret)
+		real = kuw_rethook_ret(s->task, retp, &s->ret_cur);
+	if (real && real != pc)
+		s->regs.r[KUW_REG_PC] = real;
+	else
+		s->reliable = false;
 }
 
 static u8 kuw_stack_type(enum stack_type t)
@@ -219,6 +306,31 @@ bool kuw_arch_at_end(const struct kunwind_state *s)
 }
 
 /**
+ * kuw_arch_unknown_pc() - may a caller's pc be outside every table's text?
+ * @s: the unwind, at the caller's frame
+ * @pc: its pc
+ *
+ * Code that exists at run time only (BPF JIT, ftrace trampolines, kprobe
+ * slots) is kernel text without tables: the frame is kept, its step will
+ * be by frame pointer.  An idle task's return into the boot CPU's freed
+ * init text (start_kernel's chain) is its end.
+ *
+ * Return: 0 to keep the frame, -KUW_E_END, or -KUW_E_BADRA.
+ */
+int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
+{
+	u64 look = s->signal ? pc : pc - 1;
+
+	if (is_idle_task(s->task) && kuw_in(kuw_init_text, look))
+		return -KUW_E_END;
+	if (kuw_kernel_text && kuw_kernel_text(pc)) {
+		s->ahead_ok = false;
+		return 0;
+	}
+	return -KUW_E_BADRA;
+}
+
+/**
  * kuw_arch_in_module_area() - is @addr in the module mapping area?
  * @addr: an address
  *
@@ -284,6 +396,88 @@ static int kuw_orc_step(struct kunwind_state *s, u64 pc, u64 sp, u64 bp,
 }
 #endif
 
+/*
+ * A return address right after "call rel32" in entry text: the handler
+ * was called with sp = &pt_regs.  Load the interrupted registers.
+ */
+static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp)
+{
+	struct pt_regs regs;
+	u8 op;
+
+	if (copy_from_kernel_nofault(&op, (void *)(unsigned long)(pc - 5), 1) ||
+	    op != 0xe8)
+		return -KUW_E_NOINFO;
+	if (kuw_read_mem(s, sp, &regs, sizeof(regs)))
+		return -KUW_E_BADSTACK;
+	if (user_mode(&regs))
+		return -KUW_E_END;	/* from user space: the end */
+	if (regs.cs != __KERNEL_CS)
+		return -KUW_E_BADSP;
+	kuw_arch_regs_from_pt(&s->regs, &regs);
+	s->signal = true;
+	s->how = KUNWIND_FRAME_PT_REGS;
+	s->reliable = false;	/* an exception or interrupt in the kernel */
+	return 0;
+}
+
+/* Code without tables that keeps a frame record: rbp -> [rbp, ra]. */
+static int kuw_fp_step(struct kunwind_state *s, u64 sp, u64 bp, bool bp_ok)
+{
+	u64 rec[2];
+
+	if (!bp_ok || bp < sp || (bp & 7) ||
+	    kuw_read_mem(s, bp, rec, sizeof(rec)))
+		return -KUW_E_NOINFO;
+	s->regs.valid = BIT_ULL(KUW_REG_SP) | BIT_ULL(KUW_REG_PC) |
+			BIT_ULL(KUW_REG_FP);
+	s->regs.lazy = 0;
+	s->regs.r[KUW_REG_FP] = rec[0];
+	s->regs.r[KUW_REG_PC] = rec[1];
+	s->regs.r[KUW_REG_SP] = bp + 16;
+	s->signal = false;
+	s->how = KUNWIND_FRAME_FP;
+	s->reliable = false;
+	kuw_arch_ret_addr(s);
+	return 0;
+}
+
+/* Is @ra a return address: kernel text right after a call instruction? */
+static bool kuw_after_call(u64 ra)
+{
+	u8 insn[6];
+
+	if (!kuw_kernel_text || !kuw_kernel_text(ra) ||
+	    copy_from_kernel_nofault(insn, (void *)(unsigned long)(ra - 6), 6))
+		return false;
+	return insn[1] == 0xe8 ||				/* call rel32 */
+	       (insn[4] == 0xff && (insn[5] & 0x38) == 0x10) ||	/* call *%reg */
+	       (insn[3] == 0xff && (insn[4] & 0x38) == 0x10);	/* call *disp8 */
+}
+
+/*
+ * An interrupted pc in assembly without tables (x86 lib and entry asm has
+ * no CFI): most such functions are leaves, so try "return address at sp"
+ * when that word is a return address.  A guess: never reliable.
+ */
+static int kuw_leaf_step(struct kunwind_state *s, u64 sp)
+{
+	u64 ra;
+
+	if (kuw_read_mem(s, sp, &ra, sizeof(ra)) || !kuw_after_call(ra))
+		return -KUW_E_NOINFO;
+	s->regs.valid &= ~(BIT_ULL(KUW_X86_RAX) | BIT_ULL(KUW_X86_RCX) |
+			   BIT_ULL(KUW_X86_RDX) | BIT_ULL(KUW_X86_RSI) |
+			   BIT_ULL(KUW_X86_RDI) | GENMASK_ULL(11, 8));
+	s->regs.r[KUW_REG_PC] = ra;
+	s->regs.r[KUW_REG_SP] = sp + 8;
+	s->signal = false;
+	s->how = KUNWIND_FRAME_FP;
+	s->reliable = false;
+	kuw_arch_ret_addr(s);
+	return 0;
+}
+
 /**
  * kuw_arch_boundary_step() - step a frame the tables could not step
  * @s: the unwind, at the frame (pc, sp) with the tables' attempt undone
@@ -299,7 +493,26 @@ static int kuw_orc_step(struct kunwind_state *s, u64 pc, u64 sp, u64 bp,
 int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			   bool fp_ok, bool signal)
 {
-	if (s->no_orc)
-		return -KUW_E_NOINFO;
-	return kuw_orc_step(s, pc, sp, fp, fp_ok, signal);
+	u64 look = signal ? pc : pc - 1;
+	int ret = -KUW_E_NOINFO;
+
+	if (kuw_in(kuw_entry_text, look)) {
+		if (!signal)
+			ret = kuw_entry_step(s, pc, sp);
+	} else if (is_idle_task(s->task) && kuw_in(kuw_idle_start, look)) {
+		return -KUW_E_END;
+	} else if (!kuw_registry_text(look) ||
+		   IS_ENABLED(CONFIG_FRAME_POINTER)) {
+		ret = kuw_fp_step(s, sp, fp, fp_ok);
+	}
+	if (ret != -KUW_E_NOINFO)
+		return ret;
+	if (!s->no_orc) {
+		ret = kuw_orc_step(s, pc, sp, fp, fp_ok, signal);
+		if (ret != -KUW_E_NOINFO)
+			return ret;
+	}
+	if (signal && !kuw_in(kuw_entry_text, look))
+		ret = kuw_leaf_step(s, sp);
+	return ret;
 }

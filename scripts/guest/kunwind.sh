@@ -25,6 +25,14 @@ ok() { n=$((n + 1)); echo "ok $n $*"; }
 notok() { n=$((n + 1)); echo "not ok $n $*"; }
 skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
 have_dump() { command -v kunwind-dump >/dev/null 2>&1; }
+# backtrace keeps its result per open file: write and read on one fd
+bt() {
+	exec 8<>$D/backtrace
+	echo "$1" >&8 && cat <&8 >$T/bt
+	r=$?
+	exec 8>&-
+	return $r
+}
 
 if [ ! -d $D ]; then
 	notok "debugfs kunwind/ exists"
@@ -206,19 +214,19 @@ for f in tables stats; do
 done
 
 # --- 4. backtrace -----------------------------------------------------------
-if echo self >$D/backtrace && grep -q '^stop: end of stack' $D/backtrace &&
-   grep -q 'vfs_write' $D/backtrace; then
+if bt self && grep -q '^stop: end of stack' $T/bt &&
+   grep -q 'vfs_write' $T/bt; then
 	ok "backtrace self: through vfs_write to the end of the stack"
 else
 	notok "backtrace self"
-	sed 's/^/# /' $D/backtrace
+	sed 's/^/# /' $T/bt
 fi
-if echo "pid 2" >$D/backtrace && grep -q '^stop: end of stack' $D/backtrace &&
-   grep -q 'kthreadd' $D/backtrace; then
+if bt "pid 2" && grep -q '^stop: end of stack' $T/bt &&
+   grep -q 'kthreadd' $T/bt; then
 	ok "backtrace pid 2: kthreadd sleeping, to the end of its stack"
 else
 	notok "backtrace pid 2"
-	sed 's/^/# /' $D/backtrace
+	sed 's/^/# /' $T/bt
 fi
 
 # --- 5. load a vmlinux blob ---------------------------------------------------
@@ -237,8 +245,8 @@ else
 		else
 			notok "load: rules changed by the blob: '$r1' vs '$r2'"
 		fi
-		if echo self >$D/backtrace &&
-		   grep -q '^stop: end of stack' $D/backtrace; then
+		if bt self &&
+		   grep -q '^stop: end of stack' $T/bt; then
 			ok "load: backtrace through the blob's table"
 		else
 			notok "load: backtrace through the blob's table"

@@ -102,10 +102,13 @@ while read -r i sec rest; do
 		read -r c 2>/dev/null <"$d/comm" || continue
 		case $c in
 		kuw_robust_pl*)
-			if echo "pid ${d#/proc/}" >$D/backtrace 2>/dev/null; then
-				grep -q '^stop: ' $D/backtrace || faults=$((faults + 1))
+			# the result is read on the same open file
+			exec 3<>$D/backtrace
+			if echo "pid ${d#/proc/}" 2>/dev/null >&3; then
+				grep -q '^stop: ' <&3 || faults=$((faults + 1))
 				bts=$((bts + 1))
-			fi ;;
+			fi
+			exec 3>&- ;;
 		esac
 	done
 	if ! rmmod robust_payload; then

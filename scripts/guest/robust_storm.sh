@@ -36,10 +36,14 @@ rm -f "$stop"
 		done
 		for p in $pids self; do
 			[ "$p" = self ] || p="pid $p"
-			# a thread that just exited is refused: not a fault
-			echo "$p" 2>/dev/null >"$bt" || continue
-			cat "$bt" >/dev/null || errs=$((errs + 1))
-			reads=$((reads + 1))
+			# a thread that just exited is refused: not a fault;
+			# the result is read on the same open file
+			exec 3<>"$bt"
+			if echo "$p" 2>/dev/null >&3; then
+				grep -q '^stop: ' <&3 || errs=$((errs + 1))
+				reads=$((reads + 1))
+			fi
+			exec 3>&-
 		done
 	done
 	echo "$reads $errs" >"$stop.reader"

@@ -608,7 +608,8 @@ def cmd_blob(bpath, epath, stext, src=0):
     (magic, ver, hsz, arch, src_, fl, st, ts, te, sa, ss, ck,
      rsv) = struct.unpack_from("<8sHHBBHQQQQIIQ", b, 0)
     want = [("magic", magic, b"KUWBLOB\0"), ("version", ver, 1),
-            ("hdr_size", hsz, 64), ("arch", arch, 1), ("src", src_, src),
+            ("hdr_size", hsz, 64), ("arch", arch, 2 if SP == 31 else 1),
+            ("src", src_, src),
             ("flags", fl, 0), ("stext", st, stext), ("text_start", ts, tlo),
             ("text_end", te, thi), ("sec_addr", sa, addr),
             ("sec_size", ss, len(data)), ("reserved", rsv, 0),

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite: kunwind alone (KUNWIND_NO_ORC: tables and kunwind's own
+ * knowledge of entry frames, stack switches and trampolines, never the
+ * kernel's unwinder) from every kind of context, against the kernel's own
+ * unwinder (unwind_start()/unwind_next_frame(): ORC on the base kernel,
+ * frame pointers on the fp kernel) on the same stack.
+ *
+ * Each case asserts that the walk reaches the end of the task's stack, that
+ * from the first frame both traces share they are the same frame for frame
+ * to the end, and that the reliable flag is what arch_stack_walk_reliable()
+ * would say: true for a sleeping task (user or kernel thread), false once
+ * a kernel-mode interrupt or exception frame was crossed.
+ *
+ * Contexts: a sleeping user task (pid 1, the test bed's /init waiting for
+ * insmod), a sleeping kthread, a hard IRQ (hrtimer), a softirq (timer),
+ * an IPI on another CPU (usually idle: the walk ends at the idle task's
+ * start), an NMI (skipped if the guest delivers no self-NMI), a kprobe
+ * pre-handler (an exception), from the probe's pt_regs at a function's
+ * first instruction, where frame pointers miss the caller, and through a
+ * kretprobe's trampoline (the real caller must show).
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timer.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#include <asm/unwind.h>
+#include "kunwind.h"
+#include "chain.c"
+
+#define CT_MAX	96
+
+struct ct_trace {
+	unsigned long pc[CT_MAX];	/* kunwind */
+	u8 how[CT_MAX];
+	unsigned int n;
+	int err;
+	bool reliable;
+	unsigned long kpc[CT_MAX];	/* the kernel's unwinder */
+	unsigned int kn;
+};
+
+/* kunwind alone, then the kernel's unwinder, from the same point. */
+static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
+			     struct pt_regs *regs)
+{
+	struct kunwind_state st;
+	struct unwind_state os;
+
+	t->n = 0;
+	for (__kunwind_start(&st, task, regs, NULL,
+			     KUNWIND_SRC_ANY | KUNWIND_NO_ORC);
+	     !kunwind_done(&st); kunwind_next_frame(&st))
+		if (t->n < CT_MAX) {
+			t->how[t->n] = st.how;
+			t->pc[t->n++] = kunwind_get_return_address(&st);
+		}
+	t->err = kunwind_stop_reason(&st);
+	t->reliable = kunwind_reliable(&st);
+	t->kn = 0;
+	/* like stack_trace_save(): no 0 for a user-mode pt_regs at the end */
+	for (unwind_start(&os, task ? task : current, regs, NULL);
+	     !unwind_done(&os); unwind_next_frame(&os))
+		if (t->kn < CT_MAX && unwind_get_return_address(&os))
+			t->kpc[t->kn++] = unwind_get_return_address(&os);
+	barrier();
+}
+
+static bool ct_is(unsigned long pc, const char *name)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t n = strlen(name);
+
+	sprint_symbol_no_offset(sym, pc);
+	return !strncmp(sym, name, n) && (sym[n] == 0 || sym[n] == ' ');
+}
+
+static void ct_dump(struct kunit *test, const struct ct_trace *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		kunit_info(test, "kunwind %2u %pS how %u\n", i,
+			   (void *)t->pc[i], t->how[i]);
+	kunit_info(test, "kunwind stop: %s, %s\n", kunwind_strerror(t->err),
+		   t->reliable ? "reliable" : "unreliable");
+	for (i = 0; i < t->kn; i++)
+		kunit_info(test, "kernel  %2u %pS\n", i, (void *)t->kpc[i]);
+}
+
+/* Index in ours of @name, or -1. */
+static int ct_find(const struct ct_trace *t, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (ct_is(t->pc[i], name))
+			return i;
+	return -1;
+}
+
+static bool ct_crossed_regs(const struct ct_trace *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->how[i] == KUNWIND_FRAME_PT_REGS ||
+		    t->how[i] == KUNWIND_FRAME_FP)
+			return true;
+	return false;
+}
+
+/*
+ * The end was reached; from the first common frame the traces are the
+ * same to the end; reliable as expected.
+ */
+static void ct_expect(struct kunit *test, const struct ct_trace *t,
+		      bool reliable)
+{
+	unsigned int i, j = 0, k, same = 0;
+	bool found = false, ok;
+
+	KUNIT_EXPECT_EQ_MSG(test, t->err, -KUW_E_END, "stopped: %s",
+			    kunwind_strerror(t->err));
+	for (i = 0; i < t->n && !found; i++)
+		for (j = 0; j < t->kn && !found; j++)
+			found = t->pc[i] == t->kpc[j];
+	KUNIT_EXPECT_TRUE_MSG(test, found, "no frame in common");
+	if (found) {
+		i--;
+		j--;
+		for (k = 0; i + k < t->n && j + k < t->kn; k++)
+			if (t->pc[i + k] == t->kpc[j + k])
+				same++;
+		KUNIT_EXPECT_EQ(test, t->n - i, t->kn - j);
+		KUNIT_EXPECT_EQ(test, same, k);
+	}
+	KUNIT_EXPECT_EQ(test, t->reliable, reliable);
+	ok = found && same == k && t->n - i == t->kn - j &&
+	     t->err == -KUW_E_END && t->reliable == reliable;
+	if (!ok)
+		ct_dump(test, t);
+	kunit_info(test, "frames: kunwind %u (common from %u), kernel %u (from %u), %s\n",
+		   t->n, i, t->kn, j, t->reliable ? "reliable" : "unreliable");
+}
+
+/* The chain's frames, in order, from where its leaf was called. */
+static void ct_expect_chain(struct kunit *test, const struct ct_trace *t)
+{
+	int at = ct_find(t, kuw_chain_frames_plain[0]);
+	unsigned int i;
+
+	KUNIT_ASSERT_GE_MSG(test, at, 0, "the chain is not in the trace");
+	for (i = 0; i < ARRAY_SIZE(kuw_chain_frames_plain); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, at + i < t->n &&
+				      ct_is(t->pc[at + i],
+					    kuw_chain_frames_plain[i]),
+				      "frame %u: %pS, expected %s", at + i,
+				      (void *)t->pc[at + i],
+				      kuw_chain_frames_plain[i]);
+}
+
+/* ---- sleeping tasks ---- */
+
+static void ct_user_task(struct kunit *test)
+{
+	struct ct_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	task = get_pid_task(find_vpid(1), PIDTYPE_PID);
+	KUNIT_ASSERT_NOT_NULL(test, task);
+	if (READ_ONCE(task->on_cpu) || !try_get_task_stack(task)) {
+		put_task_struct(task);
+		kunit_skip(test, "pid 1 is running");
+	}
+	ct_walk(t, task, NULL);
+	kunwind_put_task_stack(task);
+	put_task_struct(task);
+	ct_expect(test, t, true);
+	KUNIT_EXPECT_TRUE(test, t->n && ct_is(t->pc[t->n - 1],
+					      "entry_SYSCALL_64_after_hwframe"));
+}
+
+struct ct_sleeper {
+	struct completion ready, go;
+};
+
+static noinline int ct_sleep_leaf(struct kuw_chain *c)
+{
+	struct ct_sleeper *s = c->priv;
+
+	complete(&s->ready);
+	wait_for_completion(&s->go);
+	return 0;
+}
+
+static int ct_sleeper_fn(void *arg)
+{
+	struct kuw_chain c = { .leaf = ct_sleep_leaf, .priv = arg,
+			       .alloca_n = 64 };
+
+	kuw_chain_run(&c);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void ct_kthread(struct kunit *test)
+{
+	struct ct_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct ct_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	int tries;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_completion(&s->ready);
+	init_completion(&s->go);
+	task = kthread_run(ct_sleeper_fn, s, "ct_sleeper");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wait_for_completion(&s->ready);
+	for (tries = 0; tries < 2000; tries++) {
+		if (READ_ONCE(task->__state) != TASK_RUNNING &&
+		    !READ_ONCE(task->on_cpu))
+			break;
+		usleep_range(100, 200);
+	}
+	ct_walk(t, task, NULL);
+	complete(&s->go);
+	kthread_stop(task);
+	put_task_struct(task);
+	ct_expect(test, t, true);
+	ct_expect_chain(test, t);
+	KUNIT_EXPECT_TRUE(test, t->n && ct_is(t->pc[t->n - 1], "ret_from_fork"));
+}
+
+/* ---- interrupts: the chain spins until a handler has walked ---- */
+
+struct ct_async {
+	struct ct_trace t;
+	int done;
+};
+
+static noinline int ct_spin_leaf(struct kuw_chain *c)
+{
+	struct ct_async *a = c->priv;
+	unsigned long end = jiffies + 2 * HZ;
+
+	/* pairs with the release in the handlers */
+	while (!smp_load_acquire(&a->done) && time_before(jiffies, end))
+		cpu_relax();
+	return 0;
+}
+
+static void ct_handler_walk(struct ct_async *a)
+{
+	ct_walk(&a->t, NULL, NULL);
+	/* publish the trace before the flag the spinning chain polls */
+	smp_store_release(&a->done, 1);
+}
+
+/* Run the chain on this CPU, preemption off, with @arm started inside. */
+static void ct_run_spinning(struct ct_async *a, int (*leaf)(struct kuw_chain *))
+{
+	struct kuw_chain c = { .leaf = leaf, .priv = a, .alloca_n = 32 };
+
+	preempt_disable();
+	kuw_chain_run(&c);
+	preempt_enable();
+}
+
+static void ct_expect_interrupted(struct kunit *test, struct ct_async *a,
+				  const char *handler)
+{
+	/* pairs with the release in ct_handler_walk() */
+	KUNIT_ASSERT_EQ(test, smp_load_acquire(&a->done), 1);
+	KUNIT_EXPECT_GE_MSG(test, ct_find(&a->t, handler), 0,
+			    "%s not in the trace", handler);
+	ct_expect(test, &a->t, !ct_crossed_regs(&a->t));
+}
+
+struct ct_hrtimer {
+	struct hrtimer timer;
+	struct ct_async a;
+};
+
+static enum hrtimer_restart ct_hrtimer_fn(struct hrtimer *h)
+{
+	ct_handler_walk(&container_of(h, struct ct_hrtimer, timer)->a);
+	return HRTIMER_NORESTART;
+}
+
+static noinline int ct_hrtimer_leaf(struct kuw_chain *c)
+{
+	struct ct_hrtimer *k = container_of(c->priv, struct ct_hrtimer, a);
+
+	hrtimer_start(&k->timer, ns_to_ktime(100 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	return ct_spin_leaf(c);
+}
+
+static void ct_hardirq(struct kunit *test)
+{
+	struct ct_hrtimer *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	hrtimer_init(&k->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	k->timer.function = ct_hrtimer_fn;
+	ct_run_spinning(&k->a, ct_hrtimer_leaf);
+	hrtimer_cancel(&k->timer);
+	ct_expect_interrupted(test, &k->a, "ct_hrtimer_fn");
+	KUNIT_EXPECT_FALSE(test, k->a.t.reliable);
+	ct_expect_chain(test, &k->a.t);
+}
+
+struct ct_timer {
+	struct timer_list timer;
+	struct ct_async a;
+};
+
+static void ct_timer_fn(struct timer_list *tl)
+{
+	ct_handler_walk(&container_of(tl, struct ct_timer, timer)->a);
+}
+
+static noinline int ct_timer_leaf(struct kuw_chain *c)
+{
+	struct ct_timer *k = container_of(c->priv, struct ct_timer, a);
+
+	add_timer_on(&k->timer, smp_processor_id());
+	return ct_spin_leaf(c);
+}
+
+static void ct_softirq(struct kunit *test)
+{
+	struct ct_timer *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	timer_setup(&k->timer, ct_timer_fn, 0);
+	k->timer.expires = jiffies + 1;
+	ct_run_spinning(&k->a, ct_timer_leaf);
+	del_timer_sync(&k->timer);
+	ct_expect_interrupted(test, &k->a, "ct_timer_fn");
+	KUNIT_EXPECT_GE(test, ct_find(&k->a.t, "run_timer_softirq"), 0);
+}
+
+static void ct_ipi_fn(void *arg)
+{
+	ct_handler_walk(arg);
+}
+
+static void ct_ipi(struct kunit *test)
+{
+	struct ct_async *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	int cpu, other;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	cpu = get_cpu();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	put_cpu();
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "one CPU online");
+	/* the other CPU is most likely idle: the walk crosses into it */
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(other, ct_ipi_fn, a, 1),
+			0);
+	ct_expect_interrupted(test, a, "ct_ipi_fn");
+	KUNIT_EXPECT_FALSE(test, a->t.reliable);
+	kunit_info(test, "last frame %pS\n",
+		   (void *)(a->t.n ? a->t.pc[a->t.n - 1] : 0));
+}
+
+static struct ct_async *ct_nmi_cur;
+
+static int ct_nmi_fn(unsigned int type, struct pt_regs *regs)
+{
+	struct ct_async *a = READ_ONCE(ct_nmi_cur);
+
+	/* one trace only */
+	if (!a || smp_load_acquire(&a->done))
+		return NMI_DONE;
+	ct_handler_walk(a);
+	return NMI_HANDLED;
+}
+
+static noinline int ct_nmi_leaf(struct kuw_chain *c)
+{
+	apic->send_IPI_self(NMI_VECTOR);
+	return ct_spin_leaf(c);
+}
+
+static void ct_nmi(struct kunit *test)
+{
+	struct ct_async *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	WRITE_ONCE(ct_nmi_cur, a);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, ct_nmi_fn, 0,
+						   "kunwind_ctx"), 0);
+	ct_run_spinning(a, ct_nmi_leaf);
+	unregister_nmi_handler(NMI_LOCAL, "kunwind_ctx");
+	WRITE_ONCE(ct_nmi_cur, NULL);
+	/* pairs with the release in ct_handler_walk() */
+	if (!smp_load_acquire(&a->done))
+		kunit_skip(test, "no self-NMI delivered in this guest");
+	ct_expect_interrupted(test, a, "ct_nmi_fn");
+	KUNIT_EXPECT_FALSE(test, a->t.reliable);
+	ct_expect_chain(test, &a->t);
+}
+
+/* ---- a kprobe on kuw_chain_f3's first instruction ---- */
+
+struct ct_probe {
+	struct kprobe kp;
+	struct ct_trace cur;	/* from the handler: across the exception */
+	struct ct_trace regs;	/* from the probe's pt_regs */
+	int hits;
+};
+
+static struct ct_probe *ct_probe_cur;
+
+static int ct_probe_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct ct_probe *k = READ_ONCE(ct_probe_cur);
+
+	if (!k || k->hits++)
+		return 0;
+	ct_walk(&k->cur, NULL, NULL);
+	ct_walk(&k->regs, current, regs);
+	return 0;
+}
+
+/* A post handler keeps the probe from being optimized into a jump. */
+static void ct_probe_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+}
+
+/* Does the kernel's trace reach @next without @skipped before it? */
+static bool ct_skips(const struct ct_trace *t, const char *skipped,
+		     const char *next)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->kn; i++) {
+		if (ct_is(t->kpc[i], skipped))
+			return false;
+		if (ct_is(t->kpc[i], next))
+			return true;
+	}
+	return false;
+}
+
+static noinline int ct_probe_leaf(struct kuw_chain *c)
+{
+	return 0;
+}
+
+static void ct_kprobe(struct kunit *test)
+{
+	struct ct_probe *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct kuw_chain c = { .leaf = ct_probe_leaf, .alloca_n = 16 };
+	struct ct_trace *r;
+	bool fp_skips;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->kp.addr = (kprobe_opcode_t *)kuw_chain_f3;
+	k->kp.pre_handler = ct_probe_pre;
+	k->kp.post_handler = ct_probe_post;
+	WRITE_ONCE(ct_probe_cur, k);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&k->kp), 0);
+	kuw_chain_run(&c);
+	unregister_kprobe(&k->kp);
+	WRITE_ONCE(ct_probe_cur, NULL);
+	KUNIT_ASSERT_GE(test, k->hits, 1);
+
+	/* from inside the handler: across the exception to the end */
+	ct_expect(test, &k->cur, false);
+	KUNIT_EXPECT_GE(test, ct_find(&k->cur, "ct_probe_pre"), 0);
+	KUNIT_EXPECT_GE(test, ct_find(&k->cur, "kuw_chain_f3"), 0);
+
+	/*
+	 * From the probe's pt_regs: f3 (its first instruction), its caller
+	 * f2, f2's caller f1, in order.  The frame-pointer unwinder sees f3,
+	 * then uses the rbp f3 has not pushed yet: f2's frame, whose return
+	 * address is in f1, so it skips f2.
+	 */
+	r = &k->regs;
+	KUNIT_ASSERT_GE(test, r->n, 3U);
+	/* int3 at f3, or the ftrace call there (regs->ip is f3 + 1) */
+	KUNIT_EXPECT_TRUE(test, ct_is(r->pc[0], "kuw_chain_f3") &&
+			  r->pc[0] - (unsigned long)kuw_chain_f3 < 8);
+	KUNIT_EXPECT_TRUE(test, ct_is(r->pc[1], "kuw_chain_f2"));
+	KUNIT_EXPECT_TRUE(test, ct_is(r->pc[2], "kuw_chain_f1"));
+	KUNIT_EXPECT_EQ_MSG(test, r->err, -KUW_E_END, "stopped: %s",
+			    kunwind_strerror(r->err));
+	fp_skips = ct_skips(r, "kuw_chain_f2", "kuw_chain_f1");
+	if (IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER))
+		KUNIT_EXPECT_TRUE(test, fp_skips);
+	if (!fp_skips == IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER))
+		ct_dump(test, r);
+	kunit_info(test, "from the probe's regs: kunwind %pS %pS %pS; kernel %pS %pS\n",
+		   (void *)r->pc[0], (void *)r->pc[1], (void *)r->pc[2],
+		   (void *)(r->kn ? r->kpc[0] : 0),
+		   (void *)(r->kn > 1 ? r->kpc[1] : 0));
+}
+
+/* ---- a kretprobe on kuw_chain_f2: its return address is a trampoline ---- */
+
+static int ct_krp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static noinline int ct_krp_leaf(struct kuw_chain *c)
+{
+	ct_walk(c->priv, NULL, NULL);
+	return 0;
+}
+
+static void ct_kretprobe(struct kunit *test)
+{
+	struct ct_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct kretprobe *krp = kunit_kzalloc(test, sizeof(*krp), GFP_KERNEL);
+	struct kuw_chain c = { .leaf = ct_krp_leaf, .alloca_n = 16 };
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, krp);
+	if (!IS_ENABLED(CONFIG_KRETPROBES))
+		kunit_skip(test, "no CONFIG_KRETPROBES");
+	krp->kp.addr = (kprobe_opcode_t *)kuw_chain_f2;
+	krp->handler = ct_krp_handler;
+	krp->maxactive = 4;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(krp), 0);
+	c.priv = t;
+	kuw_chain_run(&c);
+	unregister_kretprobe(krp);
+	KUNIT_EXPECT_EQ(test, krp->nmissed, 0);
+	for (i = 0; i < t->n; i++)
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       ct_is(t->pc[i], "arch_rethook_trampoline") ||
+				       ct_is(t->pc[i], "__kretprobe_trampoline"),
+				       "frame %u is the trampoline", i);
+	ct_expect_chain(test, t);
+	ct_expect(test, t, true);
+}
+
+static struct kunit_case kunwind_context_cases[] = {
+	KUNIT_CASE(ct_user_task),
+	KUNIT_CASE(ct_kthread),
+	KUNIT_CASE(ct_hardirq),
+	KUNIT_CASE(ct_softirq),
+	KUNIT_CASE(ct_ipi),
+	KUNIT_CASE(ct_nmi),
+	KUNIT_CASE(ct_kprobe),
+	KUNIT_CASE(ct_kretprobe),
+	{}
+};
+
+static struct kunit_suite kunwind_context_suite = {
+	.name = "kunwind_context",
+	.test_cases = kunwind_context_cases,
+};
+
+kunit_test_suite(kunwind_context_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kunwind alone from every context, against the kernel's unwinder");

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64 side of the arch seam (module/kuw_arch.h).  arm64 has no ORC: the
+ * kernel's own unwinder follows frame records, so it misses the caller of
+ * a function stopped before it saved one (a prologue, a leaf) and cannot
+ * say a trace through an exception is reliable.  kunwind steps every frame
+ * with tables instead and crosses what has none by itself:
+ *   - the stacks of a context: the task stack, this CPU's IRQ stack and
+ *     overflow stack (per-CPU pointers found through kallsyms);
+ *   - call_on_irq_stack(): it pushed a frame record {x29, x30} on the task
+ *     stack, pointed x29 at it and moved sp to the IRQ stack; the handler's
+ *     CFI gives back that x29, so a caller in call_on_irq_stack goes on
+ *     from the record: sp = x29 + 16, pc = the saved x30, x29 = the saved
+ *     x29;
+ *   - exception entry (entry.S, no CFI): every vector calls its C handler
+ *     with "mov x0, sp; bl handler", sp = the pt_regs kernel_entry built.
+ *     A return address right after that bl in entry text gives the
+ *     interrupted registers; a user-mode pt_regs is the end of the stack;
+ *   - the end: a task's sp at its top pt_regs (ret_from_fork, user entry);
+ *     an idle task's secondary_startup / __primary_switched bottom;
+ *   - pointer authentication: return addresses are stripped of their PAC
+ *     (kuw_arch_ret_addr() in arm64.h) before any lookup;
+ *   - return_to_handler and the kretprobe trampoline are translated with
+ *     the kernel's records, keyed by the caller's frame pointer as the
+ *     kernel's own unwinder keys them.
+ */
+#define pr_fmt(fmt) "kunwind: " fmt
+
+#include <linux/kernel.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <asm/memory.h>
+#include <asm/ptrace.h>
+#include "kunwind_internal.h"
+#include "kuw_arch.h"
+
+static unsigned long kuw_irq_stack_ptr;	/* per-CPU unsigned long * */
+static unsigned long kuw_overflow_stack;	/* per-CPU array */
+static unsigned long kuw_entry_text[2];	/* [start, end) */
+static unsigned long kuw_irq_call[2];	/* call_on_irq_stack */
+static unsigned long kuw_idle[2][2];	/* bottoms of idle tasks */
+static unsigned long kuw_init_text[2];
+static bool (*kuw_kernel_text)(unsigned long addr);
+static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
+				      unsigned long ret, unsigned long *retp);
+static unsigned long (*kuw_kretprobe_ret)(struct task_struct *task, void *fp,
+					  void *cur);
+unsigned long kuw_a64_tramp[2];
+
+static void kuw_func_range(const char *name, unsigned long *range)
+{
+	static int (*size_off)(unsigned long addr, unsigned long *size,
+			       unsigned long *off);
+	unsigned long size, off;
+
+	if (!size_off)
+		size_off = (void *)kuw_lookup_name("kallsyms_lookup_size_offset");
+	range[0] = kuw_lookup_name(name);
+	range[1] = 0;
+	if (range[0] && size_off && size_off(range[0], &size, &off) && !off)
+		range[1] = range[0] + size;
+}
+
+/**
+ * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
+ *
+ * Return: 0; each symbol missing only costs the boundary it serves.
+ */
+int kuw_arch_init(void)
+{
+	kuw_irq_stack_ptr = kuw_lookup_name("irq_stack_ptr");
+	kuw_overflow_stack = kuw_lookup_name("overflow_stack");
+	if (!kuw_irq_stack_ptr)
+		pr_warn("irq_stack_ptr not found: IRQ stacks are not walked\n");
+	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
+	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
+	kuw_init_text[0] = kuw_lookup_name("_sinittext");
+	kuw_init_text[1] = kuw_lookup_name("_einittext");
+	kuw_func_range("call_on_irq_stack", kuw_irq_call);
+	kuw_func_range("secondary_startup", kuw_idle[0]);
+	kuw_func_range("__primary_switched", kuw_idle[1]);
+	kuw_kernel_text = (void *)kuw_lookup_name("__kernel_text_address");
+	kuw_a64_tramp[0] = kuw_lookup_name("return_to_handler");
+	if (kuw_a64_tramp[0])
+		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
+	kuw_a64_tramp[1] = kuw_lookup_name("__kretprobe_trampoline");
+	if (kuw_a64_tramp[1])
+		kuw_kretprobe_ret = (void *)kuw_lookup_name("kretprobe_find_ret_addr");
+	return 0;
+}
+
+static bool kuw_in(const unsigned long *range, u64 pc)
+{
+	return pc >= range[0] && pc < range[1];
+}
+
+static bool kuw_set(struct kunwind_stack *st, unsigned long low,
+		    unsigned long size, u8 type, unsigned long addr,
+		    unsigned long *mask)
+{
+	if (!low || addr < low || addr >= low + size)
+		return false;
+	if (mask) {
+		if (*mask & BIT(type))
+			return false;
+		*mask |= BIT(type);
+	}
+	st->begin = low;
+	st->end = low + size;
+	st->next_sp = 0;
+	st->type = type;
+	return true;
+}
+
+/**
+ * kuw_arch_stack_of() - which stack of a task's context holds an address
+ * @task: the task
+ * @addr: the address
+ * @st: set to the stack's bounds and type
+ * @mask: stacks entered so far; the new one is added (NULL: just look)
+ *
+ * The task stack; for the current task also this CPU's IRQ and overflow
+ * stacks.
+ *
+ * Return: true when @addr is on a stack not entered before.
+ */
+bool kuw_arch_stack_of(struct task_struct *task, unsigned long addr,
+		       struct kunwind_stack *st, unsigned long *mask)
+{
+	unsigned long low;
+
+	if (kuw_set(st, (unsigned long)task_stack_page(task), THREAD_SIZE,
+		    KUNWIND_STACK_TASK, addr, mask))
+		return true;
+	if (task != current)
+		return false;
+	if (kuw_irq_stack_ptr) {
+		low = (unsigned long)*raw_cpu_ptr((unsigned long **)
+						  kuw_irq_stack_ptr);
+		if (kuw_set(st, low, IRQ_STACK_SIZE, KUNWIND_STACK_IRQ, addr,
+			    mask))
+			return true;
+	}
+	if (kuw_overflow_stack) {
+		low = (unsigned long)raw_cpu_ptr((unsigned long *)
+						 kuw_overflow_stack);
+		if (kuw_set(st, low, OVERFLOW_STACK_SIZE,
+			    KUNWIND_STACK_EXCEPTION, addr, mask))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * kuw_arch_regs_from_pt() - every general register of a pt_regs
+ * @r: engine registers to fill
+ * @p: the pt_regs
+ */
+void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p)
+{
+	int i;
+
+	for (i = 0; i < 31; i++)
+		r->r[i] = p->regs[i];
+	r->r[KUW_A64_SP] = p->sp;
+	r->r[KUW_A64_PC] = p->pc;
+	r->valid = GENMASK_ULL(KUW_A64_NREGS - 1, 0);
+	r->lazy = 0;
+}
+
+#define KUW_A64_CALLEE_SAVED	(GENMASK_ULL(30, 19) | BIT_ULL(KUW_A64_SP) | \
+				 BIT_ULL(KUW_A64_PC))
+
+/**
+ * kuw_arch_capture() - the registers of the current context
+ * @r: filled with pc, sp, x29, x30 and x19-x28
+ *
+ * The registers of this very function at the instruction the asm stands
+ * at; its own CFI row (kunwind.ko is built with unwind tables) describes
+ * that point.
+ */
+noinline void kuw_arch_capture(struct kuw_regs *r)
+{
+	asm volatile("adr x9, .\n\t"
+		     "str x9, %0\n\t"
+		     "mov x9, sp\n\t"
+		     "str x9, %1\n\t"
+		     "stp x29, x30, %2\n\t"
+		     "stp x19, x20, %3\n\t"
+		     "stp x21, x22, %4\n\t"
+		     "stp x23, x24, %5\n\t"
+		     "stp x25, x26, %6\n\t"
+		     "stp x27, x28, %7\n\t"
+		     : "=m" (r->r[KUW_A64_PC]), "=m" (r->r[KUW_A64_SP]),
+		       "=Q" (*(u64 (*)[2])&r->r[29]),
+		       "=Q" (*(u64 (*)[2])&r->r[19]),
+		       "=Q" (*(u64 (*)[2])&r->r[21]),
+		       "=Q" (*(u64 (*)[2])&r->r[23]),
+		       "=Q" (*(u64 (*)[2])&r->r[25]),
+		       "=Q" (*(u64 (*)[2])&r->r[27])
+		     : : "x9", "memory");
+	r->valid = KUW_A64_CALLEE_SAVED;
+	r->lazy = 0;
+}
+
+/**
+ * kuw_arch_task_regs() - where a sleeping task stands
+ * @task: a task that is not running
+ * @r: filled from the context cpu_switch_to() saved
+ * @signal: set when the pc is not a return address
+ *
+ * Return: 0, or -KUW_E_INVAL for a task running on a CPU.
+ */
+int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
+		       bool *signal)
+{
+	const struct cpu_context *c = &task->thread.cpu_context;
+	int i;
+
+	if (READ_ONCE(task->on_cpu))
+		return -KUW_E_INVAL;
+	for (i = 0; i < 10; i++)
+		r->r[19 + i] = (&c->x19)[i];
+	r->r[29] = READ_ONCE(c->fp);
+	r->r[KUW_A64_SP] = READ_ONCE(c->sp);
+	/* cpu_switch_to() saved its lr: a return address into __schedule */
+	r->r[KUW_A64_PC] = ptrauth_strip_insn_pac(READ_ONCE(c->pc));
+	r->r[30] = r->r[KUW_A64_PC];
+	r->valid = KUW_A64_CALLEE_SAVED;
+	r->lazy = 0;
+	/* a task that never ran starts at ret_from_fork, on its pt_regs */
+	*signal = r->r[KUW_A64_SP] == (unsigned long)task_pt_regs(task);
+	return 0;
+}
+
+/**
+ * kuw_arch_at_end() - is the current frame the outermost one of its task?
+ * @s: the unwind
+ *
+ * Return: true when sp is the task's top pt_regs (ret_from_fork, or the
+ * exception entry from user space).
+ */
+bool kuw_arch_at_end(const struct kunwind_state *s)
+{
+	return s->stack.type == KUNWIND_STACK_TASK &&
+	       s->regs.r[KUW_REG_SP] == (unsigned long)task_pt_regs(s->task);
+}
+
+/**
+ * kuw_arch_in_module_area() - is @addr where modules (or vmalloc) live?
+ * @addr: an address
+ *
+ * arm64 modules may be placed anywhere in the vmalloc area (module PLTs):
+ * anything that is not in the kernel image counts.
+ *
+ * Return: true for a module or vmalloc address.
+ */
+bool kuw_arch_in_module_area(unsigned long addr)
+{
+	return is_vmalloc_or_module_addr((void *)addr);
+}
+
+/**
+ * kuw_a64_ret_addr() - the real return address behind a trampoline's
+ * @s: the unwind, just stepped to a caller whose pc is a trampoline
+ *
+ * arm64's tracers key their records by the frame pointer of the frame
+ * that returns to the trampoline, which is the caller's x29 now.
+ */
+void kuw_a64_ret_addr(struct kunwind_state *s)
+{
+	u64 pc = s->regs.r[KUW_REG_PC];
+	unsigned long fp = s->regs.r[KUW_REG_FP], real = 0;
+
+	if (!(s->regs.valid & BIT_ULL(KUW_REG_FP))) {
+		s->reliable = false;
+		return;
+	}
+	if (pc == kuw_a64_tramp[0] && kuw_graph_ret)
+		real = kuw_graph_ret(s->task, &s->ret_idx, pc,
+				     (unsigned long *)fp);
+	else if (pc == kuw_a64_tramp[1] && kuw_kretprobe_ret)
+		real = kuw_kretprobe_ret(s->task, (void *)fp, &s->ret_cur);
+	if (real && real != pc)
+		s->regs.r[KUW_REG_PC] = ptrauth_strip_insn_pac(real);
+	else
+		s->reliable = false;
+}
+
+/**
+ * kuw_arch_unknown_pc() - may a caller's pc be outside every table's text?
+ * @s: the unwind, at the caller's frame
+ * @pc: its pc
+ *
+ * Return: 0 to keep the frame (kernel text without tables: BPF, ftrace
+ * trampolines, kprobe slots), -KUW_E_END for an idle task's return into
+ * freed init text, or -KUW_E_BADRA.
+ */
+int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
+{
+	u64 look = s->signal ? pc : pc - 1;
+
+	if (is_idle_task(s->task) &&
+	    (kuw_in(kuw_init_text, look) || kuw_in(kuw_idle[0], look) ||
+	     kuw_in(kuw_idle[1], look)))
+		return -KUW_E_END;
+	if (kuw_kernel_text && kuw_kernel_text(pc)) {
+		s->ahead_ok = false;
+		return 0;
+	}
+	return -KUW_E_BADRA;
+}
+
+/* Follow the frame record at @fp: sp = fp + 16, pc = lr, x29 = saved. */
+static int kuw_record_step(struct kunwind_state *s, u64 sp, u64 fp)
+{
+	u64 rec[2];
+
+	if (fp < sp || (fp & 15) || kuw_read_mem(s, fp, rec, sizeof(rec)))
+		return -KUW_E_NOINFO;
+	s->regs.valid = BIT_ULL(KUW_REG_SP) | BIT_ULL(KUW_REG_PC) |
+			BIT_ULL(KUW_REG_FP) | (s->regs.valid & GENMASK_ULL(28, 19));
+	s->regs.lazy = 0;
+	s->regs.r[KUW_REG_FP] = rec[0];
+	s->regs.r[KUW_REG_PC] = rec[1];
+	s->regs.r[KUW_REG_SP] = fp + 16;
+	s->signal = false;
+	kuw_arch_ret_addr(s);
+	return 0;
+}
+
+/* After "bl handler" in entry text, with sp = the pt_regs. */
+static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp)
+{
+	struct pt_regs regs;
+	u32 insn;
+
+	if (copy_from_kernel_nofault(&insn, (void *)(unsigned long)(pc - 4), 4) ||
+	    (insn & 0xfc000000) != 0x94000000)	/* bl */
+		return -KUW_E_NOINFO;
+	if (kuw_read_mem(s, sp, &regs, sizeof(regs)))
+		return -KUW_E_BADSTACK;
+	if (user_mode(&regs))
+		return sp == (unsigned long)task_pt_regs(s->task) ?
+		       -KUW_E_END : -KUW_E_BADSP;
+	kuw_arch_regs_from_pt(&s->regs, &regs);
+	s->regs.r[KUW_REG_PC] = ptrauth_strip_insn_pac(regs.pc);
+	s->signal = true;
+	s->how = KUNWIND_FRAME_PT_REGS;
+	s->reliable = false;	/* an exception or interrupt in the kernel */
+	return 0;
+}
+
+/**
+ * kuw_arch_boundary_step() - step a frame the tables could not step
+ * @s: the unwind, at the frame (pc, sp) with the tables' attempt undone
+ * @pc: the frame's pc
+ * @sp: its sp
+ * @fp: its x29, if @fp_ok
+ * @fp_ok: @fp is known
+ * @signal: @pc is not a return address
+ *
+ * Return: 0 when stepped, -KUW_E_END at the outermost frame, or another
+ * negative enum kuw_err.
+ */
+int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
+			   bool fp_ok, bool signal)
+{
+	u64 look = signal ? pc : pc - 1;
+	int ret;
+
+	if (kuw_in(kuw_entry_text, look) && !signal)
+		return kuw_entry_step(s, pc, sp);
+	if (is_idle_task(s->task) &&
+	    (kuw_in(kuw_idle[0], look) || kuw_in(kuw_idle[1], look)))
+		return -KUW_E_END;
+	if (!fp_ok)
+		return -KUW_E_NOINFO;
+	if (kuw_in(kuw_irq_call, look)) {
+		/* the record is on the task stack: leave the IRQ stack */
+		ret = kuw_record_step(s, 0, fp);
+		if (!ret)
+			s->how = KUNWIND_FRAME_CFI;
+		return ret;
+	}
+	/* code without tables that keeps a frame record */
+	ret = kuw_record_step(s, sp, fp);
+	if (!ret) {
+		s->how = KUNWIND_FRAME_FP;
+		s->reliable = false;
+	}
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* arm64 facts of the kernel glue's arch seam (module/kuw_arch.h). */
+#ifndef KUNWIND_ARCH_ARM64_H
+#define KUNWIND_ARCH_ARM64_H
+
+#include <asm/pointer_auth.h>
+#include "arch.h"
+
+#define KUW_ARCH_THIS	KUW_ARCH_ARM64
+#define KUW_REG_PC	KUW_A64_PC
+#define KUW_REG_SP	KUW_A64_SP
+#define KUW_REG_FP	KUW_A64_X29
+
+/*
+ * arm64's IRQ stack switch (call_on_irq_stack) leaves a frame record on
+ * the task stack; it is crossed by the boundary step, not here.
+ */
+static __always_inline bool kuw_arch_stack_link(const struct kunwind_stack *st,
+						u64 *sp)
+{
+	return false;
+}
+
+/* the function-graph and kretprobe trampolines (0: none) */
+extern unsigned long kuw_a64_tramp[2];
+void kuw_a64_ret_addr(struct kunwind_state *s);
+
+/*
+ * A return address loaded from the stack or x30 may carry a pointer
+ * authentication code: strip it as the kernel's unwinder does, then
+ * translate the tracing trampolines.
+ */
+static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
+{
+	u64 pc = ptrauth_strip_insn_pac(s->regs.r[KUW_REG_PC]);
+
+	s->regs.r[KUW_REG_PC] = pc;
+	if (unlikely(pc == kuw_a64_tramp[0] || pc == kuw_a64_tramp[1]))
+		kuw_a64_ret_addr(s);
+}
+
+#endif /* KUNWIND_ARCH_ARM64_H */

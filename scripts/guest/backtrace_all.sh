@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# debugfs kunwind/backtrace "all": every thread, one block each, against
+# the kernel's own /proc/PID/stack (ORC or frame pointers), read right
+# after.  /proc/PID/stack leaves out scheduler functions, so kunwind's
+# trace must END with exactly the kernel's frames (function+off/size),
+# after at most a few leading frames of its own.  Threads that ran
+# meanwhile (the two reads differ in time) are retried once, then counted
+# apart.  Checks:
+#  1. every block ends "stop: end of stack" and "reliable: yes";
+#  2. each sleeping thread's trace agrees with /proc/PID/stack;
+#  3. the file keeps its result per open file: a second open does not see
+#     the first one's walk.
+D=/sys/kernel/debug/kunwind
+T=/tmp/kuw-bt
+mkdir -p $T
+n=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+notok() { n=$((n + 1)); echo "not ok $n $*"; }
+
+if [ ! -f $D/backtrace ]; then
+	notok "debugfs kunwind/backtrace exists"
+	exit 0
+fi
+
+walk_all() {
+	exec 3<>$D/backtrace
+	echo all >&3
+	cat <&3 >"$1"
+	exec 3>&-
+}
+
+walk_all $T/all
+tasks=$(grep -c '^task ' $T/all)
+ends=$(grep -c '^stop: end of stack' $T/all)
+rel=$(grep -c '^reliable: yes' $T/all)
+echo "# backtrace all: $tasks threads, $ends ended cleanly, $rel reliable"
+if [ "$tasks" -gt 0 ] && [ "$ends" = "$tasks" ] && [ "$rel" = "$tasks" ]; then
+	ok "backtrace all: $tasks threads, every walk ends at the end, reliable"
+else
+	notok "backtrace all: $tasks threads, $ends ended, $rel reliable"
+	grep -B3 '^reliable: no' $T/all | head -40 | sed 's/^/# /'
+fi
+
+# compare one thread: $1 pid, $2 file holding kunwind's block
+agree() {
+	[ -r /proc/$1/stack ] || return 2
+	sed 's/^\[<[0-9a-f]*>\] //' /proc/$1/stack >$T/k
+	[ -s $T/k ] || return 2
+	awk '$1 ~ /^[0-9]+$/ { if ($4 ~ /^\[/) print $3 " " $4; else print $3 }' \
+		"$2" >$T/u
+	nk=$(wc -l <$T/k)
+	nu=$(wc -l <$T/u)
+	[ "$nu" -ge "$nk" ] || return 1
+	tail -n "$nk" $T/u | cmp -s - $T/k
+}
+
+good=0 bad=0 gone=0
+for pid in $(awk '/^task /{print $2}' $T/all); do
+	# this shell wrote "all": it was running then, waiting now
+	[ "$pid" = $$ ] && continue
+	awk -v p="$pid" '/^task /{on = ($2 == p)} on' $T/all >$T/one
+	agree "$pid" $T/one
+	r=$?
+	if [ $r = 1 ]; then
+		# it may have run in between: walk it again, once
+		exec 3<>$D/backtrace
+		echo "pid $pid" >&3
+		cat <&3 >$T/one
+		exec 3>&-
+		agree "$pid" $T/one
+		r=$?
+	fi
+	case $r in
+	0) good=$((good + 1)) ;;
+	2) gone=$((gone + 1)) ;;
+	*) bad=$((bad + 1))
+	   echo "# pid $pid differs: kunwind | /proc/$pid/stack"
+	   sed 's/^/#  /' $T/u
+	   sed 's/^/#  proc /' $T/k ;;
+	esac
+done
+echo "# backtrace all vs /proc/PID/stack: $good agree, $bad differ, $gone without a stack"
+if [ $good -gt 0 ] && [ $bad = 0 ]; then
+	ok "backtrace all agrees with /proc/PID/stack ($good of $((good + bad)) threads)"
+else
+	notok "backtrace all agrees with /proc/PID/stack ($good agree, $bad differ)"
+fi
+
+# per-open state: open A walks self, open B walks pid 1; A still reads its own
+exec 4<>$D/backtrace 5<>$D/backtrace
+echo self >&4
+echo "pid 1" >&5
+cat <&4 >$T/a
+cat <&5 >$T/b
+exec 4>&- 5>&-
+if grep -q 'vfs_write' $T/a; then
+	if ! cmp -s $T/a $T/b && grep -q '^stop:' $T/b; then
+		ok "backtrace keeps its result per open file"
+	else
+		notok "backtrace keeps its result per open file"
+	fi
+else
+	notok "backtrace keeps its result per open file (self walk missing)"
+	sed 's/^/# /' $T/a | head
+fi

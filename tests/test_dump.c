@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kunwind-dump run as a user runs it (issue 11): the binary built beside
+ * the runner (KT_DUMP, else <builddir>/../kunwind-dump-asan, which `make
+ * test-host` builds first) under a time limit, its exit code, stdout and
+ * stderr checked.  Exit codes: 0 ok, 1 malformed input, 2 usage or I/O.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cfi_fixture.h"
+#include "kt.h"
+
+#define DUMP_TIMEOUT_MS	10000
+
+struct dump_run {
+	int code;		/* exit code; -1: killed at the time limit */
+	char out[32768];
+	char err[8192];
+};
+
+static const char *dump_path(void)
+{
+	static char path[512];
+	const char *e = getenv("KT_DUMP");
+
+	if (e)
+		return e;
+	snprintf(path, sizeof(path), "%s/../kunwind-dump-asan", kt_builddir);
+	if (access(path, X_OK))
+		snprintf(path, sizeof(path), "%s/../kunwind-dump", kt_builddir);
+	return path;
+}
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+/* Run kunwind-dump with @argv (NULL-terminated, without the program). */
+static int dump_run(struct dump_run *r, const char *const *argv)
+{
+	char out[512], err[512];
+	const char *args[64];
+	int status, ms, n;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/dump.out", kt_builddir);
+	snprintf(err, sizeof(err), "%s/dump.err", kt_builddir);
+	args[0] = dump_path();
+	for (n = 1; argv[n - 1] && n < 63; n++)
+		args[n] = argv[n - 1];
+	args[n] = NULL;
+	r->code = -1;
+	r->out[0] = r->err[0] = 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+			_exit(127);
+		execv(args[0], (char *const *)args);
+		_exit(127);
+	}
+	for (ms = 0; ms < DUMP_TIMEOUT_MS; ms += 10) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (ms >= DUMP_TIMEOUT_MS) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		printf("  %s %s: killed after %d ms\n", args[0], args[1], ms);
+		return -1;
+	}
+	slurp(out, r->out, sizeof(r->out));
+	slurp(err, r->err, sizeof(r->err));
+	r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return 0;
+}
+
+/* Lines of @s (a final line without '\n' counts). */
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		if (*s == '\n' || !s[1])
+			n++;
+	return n;
+}
+
+/* ---- 1. Only regular files are read. ---- */
+
+KT_TEST(dump_fifo_rejected_not_waited_on)
+{
+	char fifo[512], blob[512];
+	struct dump_run *r = calloc(1, sizeof(*r));
+	const char *const cmds[][6] = {
+		{ "check", fifo, NULL },
+		{ "rows", fifo, NULL },
+		{ "rules", fifo, "0", NULL },
+		{ "sections", fifo, NULL },
+		{ "export", fifo, "-o", blob, NULL },
+		{ "check", kt_builddir, NULL },		/* a directory */
+	};
+	u32 i;
+
+	KT_ASSERT(r);
+	snprintf(fifo, sizeof(fifo), "%s/dump.fifo", kt_builddir);
+	snprintf(blob, sizeof(blob), "%s/dump-fifo.blob", kt_builddir);
+	unlink(fifo);
+	if (mkfifo(fifo, 0600)) {
+		KT_EXPECT(!"mkfifo");
+		free(r);
+		return;
+	}
+	/* nobody ever opens the FIFO for writing: a reader would wait */
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		KT_EXPECT_EQ(dump_run(r, cmds[i]), 0);
+		KT_EXPECT_EQ(r->code, 2);
+		KT_EXPECT(strstr(r->err, "not a regular file") != NULL);
+		KT_EXPECT_EQ(count_lines(r->err), 1);
+		KT_EXPECT_EQ(r->out[0], 0);
+	}
+	KT_EXPECT(access(blob, F_OK) != 0);
+	unlink(fifo);
+	free(r);
+}

@@ -146,3 +146,77 @@ KT_TEST(dump_fifo_rejected_not_waited_on)
 	unlink(fifo);
 	free(r);
 }
+
+/* ---- 4. export never writes over its input. ---- */
+
+/* The bytes of @path (malloc'ed, *@n bytes), or NULL. */
+static char *read_all(const char *path, long *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+
+	*n = -1;
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (*n = ftell(f)) > 0 &&
+	    !fseek(f, 0, SEEK_SET)) {
+		p = malloc(*n);
+		if (p && fread(p, 1, *n, f) != (size_t)*n) {
+			free(p);
+			p = NULL;
+		}
+	}
+	fclose(f);
+	return p;
+}
+
+static const char dump_one_fn[] =
+	"\t.text\n\t.globl f\nf:\n\t.cfi_startproc\n\tpush %rbx\n"
+	"\t.cfi_def_cfa_offset 16\n\t.cfi_offset rbx, -16\n\tpop %rbx\n"
+	"\t.cfi_def_cfa_offset 8\n\tret\n\t.cfi_endproc\n";
+
+KT_TEST(dump_export_refuses_own_input)
+{
+	struct dump_run *r = calloc(1, sizeof(*r));
+	char *so = kcfi_build("dump_exp", dump_one_fn, NULL);
+	char hard[512], sym[512], other[512], *before = NULL, *after;
+	const char *outs[3];
+	long n0, n1;
+	u32 i;
+
+	KT_ASSERT(r && so);
+	snprintf(hard, sizeof(hard), "%s/dump_exp.hardlink", kt_builddir);
+	snprintf(sym, sizeof(sym), "%s/dump_exp.symlink", kt_builddir);
+	snprintf(other, sizeof(other), "%s/dump_exp.blob", kt_builddir);
+	unlink(hard);
+	unlink(sym);
+	unlink(other);
+	KT_ASSERT(!link(so, hard) && !symlink("dump_exp.so", sym));
+	before = read_all(so, &n0);
+	KT_ASSERT(before && n0 > 224);
+	outs[0] = so;		/* the same path */
+	outs[1] = hard;		/* another name of the same file */
+	outs[2] = sym;		/* a symbolic link to it */
+	for (i = 0; i < ARRAY_SIZE(outs); i++) {
+		const char *const argv[] = { "export", so, "-o", outs[i], NULL };
+
+		KT_EXPECT_EQ(dump_run(r, argv), 0);
+		KT_EXPECT_EQ(r->code, 2);
+		KT_EXPECT(strstr(r->err, "is the input file") != NULL);
+		after = read_all(so, &n1);
+		KT_EXPECT(after && n1 == n0 && !memcmp(before, after, n0));
+		free(after);
+	}
+	/* the same input to another file is exported */
+	{
+		const char *const argv[] = { "export", so, "-o", other, NULL };
+
+		KT_EXPECT_EQ(dump_run(r, argv), 0);
+		KT_EXPECT_EQ(r->code, 0);
+		KT_EXPECT(strstr(r->out, "wrote") != NULL);
+		KT_EXPECT_EQ(access(other, F_OK), 0);
+	}
+	free(before);
+	free(so);
+	free(r);
+}

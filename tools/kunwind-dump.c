@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "engine.h"
 #include "blob.h"
@@ -557,6 +558,7 @@ static int cmd_export(int argc, char **argv)
 	u8 *buf = NULL;
 	const char *secname;
 	u64 size, stext;
+	struct stat ost;
 	FILE *f;
 
 	optind = 1;
@@ -588,6 +590,14 @@ static int cmd_export(int argc, char **argv)
 	ret = open_elf(&e, in);
 	if (ret)
 		return ret;
+	/* Not even truncated: -o naming the input (any link to it). */
+	if (!stat(outp, &ost) && (u64)ost.st_dev == e.dev &&
+	    (u64)ost.st_ino == e.ino) {
+		fprintf(stderr, "%s: export: %s is the input file %s; not overwriting it\n",
+			prog, outp, in);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!srcname)
 		b.src = get_sec(&e, ".eh_frame", &b.sec) ? KUW_SRC_EH_FRAME :
 			KUW_SRC_DEBUG_FRAME;

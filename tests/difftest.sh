@@ -445,7 +445,7 @@ expect_exit 2 "unknown command" "unknown command 'frob'" "$ASAN" frob "$P"
 expect_exit 2 "missing file" "no-such-file: No such file" \
 	"$ASAN" rows "$W/no-such-file"
 expect_exit 2 "rows without FILE" "expected one FILE" "$ASAN" rows
-expect_exit 2 "rules: bad address" "bad address or unknown symbol 'nosuchsym'" \
+expect_exit 2 "rules: bad address" "bad address 'nosuchsym': unknown symbol" \
 	"$ASAN" rules "$P" nosuchsym
 expect_exit 2 "export without -o" "missing -o" "$ASAN" export "$P"
 expect_exit 2 "export --src bad" "must be eh_frame or debug_frame" \

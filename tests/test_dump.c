@@ -220,3 +220,108 @@ KT_TEST(dump_export_refuses_own_input)
 	free(so);
 	free(r);
 }
+
+/* ---- 3. rules: address syntax, every bad address reported. ---- */
+
+/* Address of @sym in @so by nm(1), or 0. */
+static u64 nm_addr(const char *so, const char *sym)
+{
+	char cmd[1024], line[512], name[256];
+	unsigned long long a, v = 0;
+	char type;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", so);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, sym))
+			v = a;
+	pclose(p);
+	return v;
+}
+
+/* Line @i (0-based) of @s into @buf, "" when there are fewer. */
+static const char *line_of(const char *s, int i, char *buf, size_t size)
+{
+	size_t n;
+
+	for (; i > 0 && s; i--) {
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	n = s ? strcspn(s, "\n") : 0;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, s ? s : "", n);
+	buf[n] = 0;
+	return buf;
+}
+
+KT_TEST(dump_rules_address_syntax)
+{
+	static const char *const bad[] = {
+		".text+-1", "nosuch", "-1", "1e3", "0x", "+5",
+		".text+0xffffffffffffffff", "0x10000000000000000",
+	};
+	struct dump_run *r = calloc(1, sizeof(*r));
+	char *so = kcfi_build("dump_addr", dump_one_fn, NULL);
+	char hex[32], dec[32], a[512], b[512];
+	const char *argv[32];
+	u64 f;
+	int n = 0, i;
+
+	KT_ASSERT(r && so);
+	f = nm_addr(so, "f");
+	KT_ASSERT(f);
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)f + 1);
+	snprintf(dec, sizeof(dec), "%llu", (unsigned long long)f + 1);
+	argv[n++] = "rules";
+	argv[n++] = so;
+	/* good and bad interleaved: the good ones are all answered */
+	argv[n++] = "010";		/* ten, not octal eight */
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		argv[n++] = bad[i];
+		if (i == 3)
+			argv[n++] = "f+1";
+	}
+	argv[n++] = hex;
+	argv[n++] = dec;
+	argv[n++] = "0xA";
+	argv[n] = NULL;
+	KT_EXPECT_EQ(dump_run(r, argv), 0);
+	KT_EXPECT_EQ(r->code, 2);
+	KT_EXPECT_EQ(count_lines(r->out), 5);
+	KT_EXPECT_STR(line_of(r->out, 0, a, sizeof(a)), "0xa none");
+	/* f+1, its address in hex and in decimal: one row, f's */
+	line_of(r->out, 1, a, sizeof(a));
+	KT_EXPECT(strstr(a, " cfa=rsp+") != NULL);
+	KT_EXPECT_STR(line_of(r->out, 2, b, sizeof(b)), a);
+	KT_EXPECT_STR(line_of(r->out, 3, b, sizeof(b)), a);
+	KT_EXPECT_STR(line_of(r->out, 4, b, sizeof(b)), "0xa none");
+	/* one line per bad address, in order, naming it */
+	KT_EXPECT_EQ(count_lines(r->err), (int)ARRAY_SIZE(bad));
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "bad address '%s'", bad[i]);
+		line_of(r->err, i, a, sizeof(a));
+		if (!strstr(a, want))
+			printf("  stderr line %d: %s (want %s)\n", i, a, want);
+		KT_EXPECT(strstr(a, want) != NULL);
+	}
+	/* only good ones: exit 0 */
+	{
+		const char *const ok[] = { "rules", so, "f", "0", NULL };
+
+		KT_EXPECT_EQ(dump_run(r, ok), 0);
+		KT_EXPECT_EQ(r->code, 0);
+		KT_EXPECT_EQ(count_lines(r->out), 2);
+		KT_EXPECT_EQ(r->err[0], 0);
+	}
+	free(so);
+	free(r);
+}

@@ -43,7 +43,9 @@ static void usage(FILE *f)
 "                          its rows in the row text format\n"
 "  rules FILE ADDR...      the row in force at each ADDR (.eh_frame first,\n"
 "                          then .debug_frame, then .sframe), or '0x<addr> none';\n"
-"                          ADDR is a number, SYMBOL[+OFF] or .SECTION[+OFF]\n"
+"                          ADDR is NUM, SYMBOL[+NUM] or .SECTION[+NUM], NUM\n"
+"                          decimal or 0x hex; a bad ADDR is reported and\n"
+"                          skipped (exit 2 at the end)\n"
 "  check FILE              validate every unwind section and .eh_frame_hdr;\n"
 "                          print CIEs, FDEs, rows and compiled bytes per section\n"
 "  export VMLINUX -o BLOB [--src eh_frame|debug_frame]\n"
@@ -371,39 +373,89 @@ static int cmd_rows(int argc, char **argv)
 
 /* rules */
 
-static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out)
+/*
+ * A number: decimal, or hexadecimal after "0x"; no sign, no spaces, no
+ * octal (010 is ten).  0, or -1 with *@why set.
+ */
+static int parse_num(const char *s, u64 *out, const char **why)
+{
+	unsigned int base = 10, d;
+	u64 v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s) {
+		*why = "missing number";
+		return -1;
+	}
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else {
+			*why = base == 16 ? "not a hexadecimal number" :
+			       "not a number (decimal, or hexadecimal with 0x)";
+			return -1;
+		}
+		if (v > (~0ULL - d) / base) {
+			*why = "number too large";
+			return -1;
+		}
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * ADDR: NUMBER, SYMBOL[+NUMBER] or .SECTION[+NUMBER].  0, or -1 with
+ * *@why set.
+ */
+static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out,
+		      const char **why)
 {
 	char name[256];
 	const char *plus;
 	u64 base = 0, off = 0;
-	char *end;
 	size_t n;
 
-	errno = 0;
-	*out = strtoull(arg, &end, 0);
-	if (arg[0] >= '0' && arg[0] <= '9') {
-		if (*end || errno)
-			return -1;
-		return 0;
+	if (arg[0] >= '0' && arg[0] <= '9')
+		return parse_num(arg, out, why);
+	if (arg[0] == '-') {
+		*why = "negative address";
+		return -1;
 	}
 	plus = strrchr(arg, '+');
 	n = plus ? (size_t)(plus - arg) : strlen(arg);
-	if (!n || n >= sizeof(name))
+	if (!n || n >= sizeof(name)) {
+		*why = n ? "name too long" : "empty name";
 		return -1;
+	}
 	memcpy(name, arg, n);
 	name[n] = 0;
-	if (plus) {
-		errno = 0;
-		off = strtoull(plus + 1, &end, 0);
-		if (!plus[1] || *end || errno)
-			return -1;
+	if (plus && plus[1] == '-') {
+		*why = "negative offset";
+		return -1;
 	}
+	if (plus && parse_num(plus + 1, &off, why))
+		return -1;
 	if (kuw_elf_symbol(e, name, &base)) {
 		const struct kuw_elf_sec *s = kuw_elf_find(e, name);
 
-		if (!s)
+		if (!s) {
+			*why = "unknown symbol or section";
 			return -1;
+		}
 		base = s->addr;
+	}
+	if (base + off < base) {
+		*why = "address beyond 64 bits";
+		return -1;
 	}
 	*out = base + off;
 	return 0;
@@ -441,13 +493,17 @@ static int cmd_rules(int argc, char **argv)
 	}
 	for (a = 2; a < argc; a++) {
 		const struct kuw_rule *r;
+		const char *why;
 		char buf[512];
 		u64 addr, row_pc;
 
-		if (parse_addr(&e, argv[a], &addr)) {
-			status = usage_error("rules: bad address or unknown symbol '%s'",
-					     argv[a]);
-			goto out;
+		if (parse_addr(&e, argv[a], &addr, &why)) {
+			/* one line each, and on with the others */
+			fflush(stdout);
+			fprintf(stderr, "%s: rules: bad address '%s': %s\n",
+				prog, argv[a], why);
+			status = EXIT_USAGE;
+			continue;
 		}
 		for (i = 0; i < ntab; i++)
 			if (!kuw_table_lookup(tabs[i], addr, &r, &row_pc))

@@ -325,3 +325,171 @@ KT_TEST(dump_rules_address_syntax)
 	free(so);
 	free(r);
 }
+
+/* ---- 5. Every command finds the same files malformed. ---- */
+
+static int sh(const char *cmd)
+{
+	fflush(NULL);
+	return system(cmd);
+}
+
+/*
+ * Two FDEs whose ranges overlap: f's 4 bytes at 0x1000 and g's 2 at
+ * 0x1002, placed so by a linker script.  NULL on failure.
+ */
+static char *overlap_fixture(void)
+{
+	static const char src[] =
+		"\t.section .text.a,\"ax\",@progbits\n\t.globl f\nf:\n"
+		"\t.cfi_startproc\n\tnop\n\t.cfi_def_cfa_offset 16\n"
+		"\tnop\n\tnop\n\tnop\n\t.cfi_endproc\n"
+		"\t.section .text.b,\"ax\",@progbits\n\t.globl g\ng:\n"
+		"\t.cfi_startproc\n\tnop\n\tnop\n\t.cfi_endproc\n";
+	static const char lds[] =
+		"SECTIONS {\n .text.a 0x1000 : { *(.text.a) }\n"
+		" .text.b 0x1002 : { *(.text.b) }\n"
+		" .eh_frame : { *(.eh_frame) }\n}\n";
+	char path[512], cmd[2048];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dump_ov.s", kt_builddir);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fputs(src, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dump_ov.ld", kt_builddir);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fputs(lds, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "as -o '%1$s/dump_ov.o' '%1$s/dump_ov.s' && "
+		 "ld -shared --no-check-sections -T '%1$s/dump_ov.ld' "
+		 "-o '%1$s/dump_ov.so' '%1$s/dump_ov.o' 2>/dev/null",
+		 kt_builddir);
+	if (sh(cmd))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/dump_ov.so", kt_builddir);
+	return strdup(path);
+}
+
+/* readelf's FDE ranges of @so: do two of them overlap? */
+static bool readelf_fdes_overlap(const char *so)
+{
+	unsigned long long lo[16], hi[16];
+	char cmd[1024], line[512], *q;
+	int n = 0, i, j;
+	bool ov = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", so);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, " FDE ") && (q = strstr(line, "pc=")) &&
+		    n < 16 && sscanf(q, "pc=%llx..%llx", &lo[n], &hi[n]) == 2)
+			n++;
+	pclose(p);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j && lo[i] < hi[j] && lo[j] < hi[i])
+				ov = true;
+	return ov;
+}
+
+/* Copy @so to <builddir>/@name with byte @val at .SECTION+@off. */
+static char *patched_copy(const char *so, const char *name, const char *sec,
+			  u64 off, u8 val)
+{
+	const struct kuw_elf_sec *s;
+	char path[512], cmd[2048];
+	struct kuw_elf e;
+	u64 at = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", kt_builddir, name);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", so, path);
+	if (sh(cmd) || kuw_elf_open(&e, path))
+		return NULL;
+	s = kuw_elf_find(&e, sec);
+	if (s && off < s->size)
+		at = s->off + off;
+	kuw_elf_close(&e);
+	f = at ? fopen(path, "r+b") : NULL;
+	if (!f)
+		return NULL;
+	fseek(f, (long)at, SEEK_SET);
+	fputc(val, f);
+	fclose(f);
+	return strdup(path);
+}
+
+/*
+ * Every command on @file: exit @code, and when malformed (1) the same
+ * "FILE: section+0xOFF: reason" line, containing @what, from each.
+ */
+static void expect_all_commands(struct dump_run *r, const char *file,
+				int code, const char *what)
+{
+	char blob[512], diag[512] = "", line[512];
+	const char *const cmds[][6] = {
+		{ "check", file, NULL },
+		{ "rows", file, NULL },
+		{ "rules", file, "0x1000", NULL },
+		{ "sections", file, NULL },
+		{ "export", file, "-o", blob, NULL },
+	};
+	u32 i;
+	int k;
+
+	snprintf(blob, sizeof(blob), "%s/dump_all.blob", kt_builddir);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		unlink(blob);
+		KT_EXPECT_EQ(dump_run(r, cmds[i]), 0);
+		if (r->code != code)
+			printf("  %s %s: exit %d, expected %d: %s\n",
+			       cmds[i][0], file, r->code, code, r->err);
+		KT_EXPECT_EQ(r->code, code);
+		if (code != 1)
+			continue;
+		KT_EXPECT(access(blob, F_OK) != 0);
+		/* the diagnostic line (export may warn first) */
+		for (k = 0; *line_of(r->err, k, line, sizeof(line)); k++)
+			if (strstr(line, what))
+				break;
+		KT_EXPECT(strstr(line, what) != NULL);
+		if (!i)
+			snprintf(diag, sizeof(diag), "%s", line);
+		else
+			KT_EXPECT_STR(line, diag);
+	}
+}
+
+KT_TEST(dump_exit_codes_agree_on_malformed)
+{
+	struct dump_run *r = calloc(1, sizeof(*r));
+	char *so = kcfi_build("dump_agree", dump_one_fn, NULL);
+	char *ov = overlap_fixture(), *hdr = NULL, *cie = NULL;
+
+	KT_ASSERT(r && so && ov);
+	/* the fixture: readelf sees two FDEs over the same bytes */
+	KT_EXPECT(readelf_fdes_overlap(ov));
+	/* .eh_frame_hdr version 2 (only 1 exists); CIE version 9 */
+	hdr = patched_copy(so, "dump_badhdr.so", ".eh_frame_hdr", 0, 2);
+	cie = patched_copy(so, "dump_badcie.so", ".eh_frame", 8, 9);
+	KT_ASSERT(hdr && cie);
+
+	expect_all_commands(r, so, 0, NULL);
+	expect_all_commands(r, ov, 1, ".eh_frame+0x");
+	expect_all_commands(r, hdr, 1, ".eh_frame_hdr+0x");
+	expect_all_commands(r, cie, 1, ".eh_frame+0x8:");
+	free(cie);
+	free(hdr);
+	free(ov);
+	free(so);
+	free(r);
+}

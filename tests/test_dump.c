@@ -456,3 +456,159 @@ KT_TEST(dump_exit_codes_agree_on_malformed)
 	free(so);
 	free(r);
 }
+
+/* ---- 2. rows and rules print every rule readelf prints, s and u too. ---- */
+
+/* Register number of a name in the row format (x86_64), or -1. */
+static int reg_of(const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; i < KUW_MAX_REGS; i++) {
+		const char *s = kuw_reg_name(KUW_ARCH_X86_64, i);
+
+		if (strlen(s) == n && !strncmp(s, name, n))
+			return i;
+	}
+	return -1;
+}
+
+/* "cfa=rsp+8 rbx=s ..." (after the pc) into @r; 0 or -1. */
+static int parse_rule(const char *p, struct kuw_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "cfa=", 4))
+		return -1;
+	p += 4;
+	{
+		size_t n = strcspn(p, "+-");
+		int reg = reg_of(p, n);
+
+		if (reg < 0)
+			return -1;
+		r->cfa_reg = reg;
+		r->cfa_off = atoi(p + n);
+		p += strcspn(p, " \n");
+	}
+	while (*p == ' ') {
+		struct kuw_reg_rule *rr = &r->regs[r->nregs];
+		size_t n = strcspn(++p, "=");
+		const char *v = p + n + 1;
+		size_t vn = strcspn(v, " \n");
+		int reg = reg_of(p, n);
+
+		if (reg < 0 || !p[n] || r->nregs >= KUW_MAX_REGS)
+			return -1;
+		rr->reg = reg;
+		if (vn == 1 && *v == 's') {
+			rr->kind = KUW_R_SAME;
+		} else if (vn == 1 && *v == 'u') {
+			rr->kind = KUW_R_UNDEF;
+		} else if ((*v == 'c' || *v == 'v') &&
+			   (v[1] == '+' || v[1] == '-')) {
+			rr->kind = *v == 'c' ? KUW_R_OFFSET : KUW_R_VAL_OFFSET;
+			rr->off = atoi(v + 1);
+		} else if (reg_of(v, vn) >= 0) {
+			rr->kind = KUW_R_REG;
+			rr->src = reg_of(v, vn);
+		} else {
+			return -1;
+		}
+		r->nregs++;
+		p = v + vn;
+	}
+	return *p && *p != '\n' ? -1 : 0;
+}
+
+/* Append a row to @c's last FDE. */
+static int col_add(struct kcfi_col *c, u64 pc, const char *text)
+{
+	if (!c->nfde || c->nrow >= KCFI_MAX_ROWS ||
+	    parse_rule(text, &c->row[c->nrow].r))
+		return -1;
+	c->row[c->nrow++].pc = pc;
+	c->fde[c->nfde - 1].n++;
+	return 0;
+}
+
+/* `kunwind-dump rows` output into @c; 0 or -1 (a line not understood). */
+static int parse_rows(const char *out, struct kcfi_col *c)
+{
+	const char *l;
+
+	for (l = out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+		unsigned long long a, b;
+		char *end;
+
+		if (sscanf(l, "fde 0x%llx-0x%llx", &a, &b) == 2) {
+			struct kcfi_fde *f = &c->fde[c->nfde++];
+
+			memset(f, 0, sizeof(*f));
+			f->f.start = a;
+			f->f.end = b;
+			f->first = c->nrow;
+			continue;
+		}
+		a = strtoull(l, &end, 16);
+		if (strncmp(l, "0x", 2) || col_add(c, a, end))
+			return -1;
+	}
+	return 0;
+}
+
+KT_TEST(dump_rows_and_rules_print_s_and_u_like_readelf)
+{
+	struct dump_run *r = calloc(1, sizeof(*r));
+	char *so = kcfi_build("cfi_sameval", NULL, NULL);
+	struct kcfi_col *c = kcfi_col_new(), *q = kcfi_col_new();
+	char pcs[KCFI_MAX_FDES][20];
+	const char *argv[KCFI_MAX_FDES + 3] = { "rows", so, NULL };
+	u32 n = 0, i, k, np = 0;
+
+	KT_ASSERT(r && so && c && q);
+	/* rows: every row vs readelf's (its "s" exactly, "u" as ours) */
+	KT_EXPECT_EQ(dump_run(r, argv), 0);
+	KT_EXPECT_EQ(r->code, 0);
+	KT_EXPECT_EQ(parse_rows(r->out, c), 0);
+	KT_EXPECT(c->nfde >= 3);
+	KT_EXPECT_EQ(kcfi_readelf_compare(so, false, KUW_ARCH_X86_64, c, &n),
+		     0);
+	KT_EXPECT(n >= 20);
+
+	/* rules at every row pc: the compiled table's rule, as readelf */
+	argv[0] = "rules";
+	for (i = 0; i < c->nrow && np < 60; i++) {
+		snprintf(pcs[np], sizeof(pcs[np]), "0x%llx",
+			 (unsigned long long)c->row[i].pc);
+		argv[2 + np] = pcs[np];
+		np++;
+	}
+	argv[2 + np] = NULL;
+	KT_EXPECT_EQ(dump_run(r, argv), 0);
+	KT_EXPECT_EQ(r->code, 0);
+	KT_EXPECT_EQ(count_lines(r->out), (int)np);
+	/* the answers, grouped under the FDEs the rows came from */
+	for (i = 0, k = 0; i < c->nfde; i++) {
+		u32 j;
+
+		q->fde[q->nfde] = c->fde[i];
+		q->fde[q->nfde].first = q->nrow;
+		q->fde[q->nfde++].n = 0;
+		for (j = 0; j < c->fde[i].n && k < np; j++, k++) {
+			char line[512], *end;
+			u64 pc;
+
+			pc = strtoull(line_of(r->out, k, line, sizeof(line)),
+				      &end, 16);
+			KT_EXPECT(pc == c->row[k].pc && !col_add(q, pc, end));
+		}
+	}
+	KT_EXPECT_EQ(kcfi_readelf_compare(so, false, KUW_ARCH_X86_64, q, &n),
+		     0);
+	kcfi_col_free(q);
+	kcfi_col_free(c);
+	free(so);
+	free(r);
+}

@@ -333,6 +333,17 @@ else
 	skipped "demo_oops.ko: not built (optional; KUW_DIFF_KO=FILE.ko)"
 fi
 
+# Hand-written CFI with same_value and undefined (tests/asm/cfi_sameval.s):
+# readelf's "s" and "u", in the CIE too, in rows and in rules.
+if as -o "$W/sameval.o" "$HERE/asm/cfi_sameval.s" 2>"$W/sameval.log" &&
+   ld -shared -o "$W/sameval.so" "$W/sameval.o" 2>>"$W/sameval.log"; then
+	check_readelf sameval.o "$W/sameval.o" "$ASAN" --rel
+	check_readelf sameval.so "$W/sameval.so" "$ASAN"
+	check_rules sameval.so "$W/sameval.so" "$ASAN"
+else
+	bad "build sameval.so: $(head -1 "$W/sameval.log")"
+fi
+
 # 2. Objects built here: relocatable objects with .eh_frame and .sframe,
 # with frame pointers, unoptimised, with .debug_frame, and a linked program.
 objs=""

@@ -256,18 +256,21 @@ static int re_regnum(const char *name)
 	return -2;	/* a column we do not track (xmm...) */
 }
 
-/* Our rule of column @reg as readelf would print it (NULL: no rule). */
+/* Our rule of column @reg as readelf would print it ("-": no rule). */
 static void our_val(const struct kuw_rule *r, int reg, char *out, size_t n)
 {
 	u32 i;
 
-	snprintf(out, n, "s");
+	snprintf(out, n, "-");
 	for (i = 0; i < r->nregs; i++) {
 		const struct kuw_reg_rule *rr = &r->regs[i];
 
 		if (rr->reg != reg)
 			continue;
 		switch (rr->kind) {
+		case KUW_R_SAME:
+			snprintf(out, n, "s");
+			break;
 		case KUW_R_UNDEF:
 			snprintf(out, n, "u");
 			break;
@@ -376,8 +379,9 @@ static int re_cmp_fde(const struct re_fde *rf, const struct re_row *rows,
 				continue;
 			re_norm(rr->val[j], a, sizeof(a), false);
 			our_val(our, rf->col[j], b, sizeof(b));
+			/* readelf's "u" is also "no rule yet"; "s" is exact */
 			if (!strcmp(a, b) || (!strcmp(a, "u") &&
-					      !strcmp(b, "s")))
+					      !strcmp(b, "-")))
 				continue;
 			printf("  pc 0x%llx: r%d readelf %s ours %s\n",
 			       pcs[i], rf->col[j], a, b);

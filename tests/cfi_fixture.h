@@ -80,7 +80,7 @@ const struct kuw_rule *kcfi_rule_at(const struct kcfi_col *c, u64 pc);
  * (.eh_frame, or .debug_frame when @debug; register names of @arch): same FDEs, and at every row pc
  * of either side the same CFA and register rules.  readelf prints "u" both
  * for undefined and for a register with no rule yet, so "u" there matches
- * our undefined or same-value.  Returns the number of mismatches (printed),
+ * our undefined or no rule; its "s" (same_value) must be ours.  Returns the number of mismatches (printed),
  * or -1 when readelf could not be run or parsed; *@nrows = rows compared.
  */
 int kcfi_readelf_compare(const char *path, bool debug, u8 arch,

@@ -346,6 +346,17 @@ else
 	skipped "demo_oops.ko: not built (optional; KUW_DIFF_KO=FILE.ko)"
 fi
 
+# Hand-written CFI with same_value and undefined (tests/asm/cfi_sameval.s):
+# readelf's "s" and "u", in the CIE too, in rows and in rules.
+if as -o "$W/sameval.o" "$HERE/asm/cfi_sameval.s" 2>"$W/sameval.log" &&
+   ld -shared -o "$W/sameval.so" "$W/sameval.o" 2>>"$W/sameval.log"; then
+	check_readelf sameval.o "$W/sameval.o" "$ASAN" --rel
+	check_readelf sameval.so "$W/sameval.so" "$ASAN"
+	check_rules sameval.so "$W/sameval.so" "$ASAN"
+else
+	bad "build sameval.so: $(head -1 "$W/sameval.log")"
+fi
+
 # 2. Objects built here: relocatable objects with .eh_frame and .sframe,
 # with frame pointers, unoptimised, with .debug_frame, and a linked program.
 objs=""
@@ -458,7 +469,7 @@ expect_exit 2 "unknown command" "unknown command 'frob'" "$ASAN" frob "$P"
 expect_exit 2 "missing file" "no-such-file: No such file" \
 	"$ASAN" rows "$W/no-such-file"
 expect_exit 2 "rows without FILE" "expected one FILE" "$ASAN" rows
-expect_exit 2 "rules: bad address" "bad address or unknown symbol 'nosuchsym'" \
+expect_exit 2 "rules: bad address" "bad address 'nosuchsym': unknown symbol" \
 	"$ASAN" rules "$P" nosuchsym
 expect_exit 2 "export without -o" "missing -o" "$ASAN" export "$P"
 expect_exit 2 "export --src bad" "must be eh_frame or debug_frame" \

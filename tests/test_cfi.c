@@ -14,6 +14,7 @@
 #include "arch.h"
 #include "dwarf.h"
 #include "cfi_fixture.h"
+#include "mem.h"
 #include "kt.h"
 
 #define HEAD "\t.text\n\t.globl f\n\t.type f,@function\nf:\n\t.cfi_startproc\n"
@@ -121,6 +122,10 @@ KT_TEST(cfi_val_offset_forms)
 
 KT_TEST(cfi_undefined_same_register)
 {
+	/*
+	 * readelf --debug-dump=frames-interp prints r12 "s" from 0x3 on:
+	 * same_value is a rule of its own, not the absence of one.
+	 */
 	EXPECT_ROWS("cfi_usr",
 		    "\tnop\n\t.cfi_undefined r12\n"
 		    "\tnop\n\t.cfi_register rbx, r14\n"
@@ -128,8 +133,8 @@ KT_TEST(cfi_undefined_same_register)
 		    "\tnop\n\t.cfi_undefined rip\n",
 		    R0 "\n0x1 cfa=rsp+8 r12=u ra=c-8"
 		    "\n0x2 cfa=rsp+8 rbx=r14 r12=u ra=c-8"
-		    "\n0x3 cfa=rsp+8 rbx=r14 ra=c-8"
-		    "\n0x4 cfa=rsp+8 rbx=r14 ra=u");
+		    "\n0x3 cfa=rsp+8 rbx=r14 r12=s ra=c-8"
+		    "\n0x4 cfa=rsp+8 rbx=r14 r12=s ra=u");
 }
 
 KT_TEST(cfi_def_cfa_forms)
@@ -486,4 +491,95 @@ KT_TEST(cfi_many_functions_vs_readelf)
 	kcfi_unload(&x);
 	kcfi_col_free(c);
 	free(so);
+}
+
+KT_TEST(cfi_same_value_vs_readelf)
+{
+	/*
+	 * same_value in the CIE, after restore, across remember/restore
+	 * state: every "s" readelf prints is ours too, in the walker's
+	 * rows and in the compiled table kunwind.ko and debugfs read.
+	 */
+	struct kcfi_col *c = kcfi_col_new();
+	struct kuw_diag d = { 0 };
+	struct kuw_table *t = NULL;
+	u32 n = 0, i, same = 0;
+	char so[512], cmd[1024];
+	struct kcfi_obj x;
+	FILE *p;
+
+	KT_ASSERT(c);
+	KT_ASSERT_EQ(kcfi_run_asm("cfi_sameval", NULL, false, &x, c, &d), 0);
+	snprintf(so, sizeof(so), "%s/cfi_sameval.so", kt_builddir);
+	x.o.owner = so;		/* kcfi_run_asm() freed its copy of the path */
+	/* the fixture is what it should be: readelf prints many "s" */
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames-interp '%s' |"
+		 " grep -o ' s ' | wc -l", so);
+	p = popen(cmd, "r");
+	KT_ASSERT(p);
+	KT_EXPECT(fscanf(p, "%u", &n) == 1 && n >= 20);
+	pclose(p);
+	n = 0;
+	KT_EXPECT_EQ(kcfi_readelf_compare(so, false, KUW_ARCH_X86_64, c, &n),
+		     0);
+	KT_EXPECT(n >= 20);
+	KT_ASSERT_EQ(kuw_table_build(&x.o, KUW_SRC_EH_FRAME, &x.ehf, &t, &d),
+		     0);
+	for (i = 0; i < c->nrow; i++) {
+		const struct kuw_rule *r;
+		char a[256], b[256];
+		u64 pc;
+
+		KT_ASSERT_EQ(kuw_table_lookup(t, c->row[i].pc, &r, &pc), 0);
+		kuw_format_row(a, sizeof(a), KUW_ARCH_X86_64, c->row[i].pc,
+			       &c->row[i].r);
+		kuw_format_row(b, sizeof(b), KUW_ARCH_X86_64, c->row[i].pc,
+			       r);
+		KT_EXPECT_STR(b, a);
+		same += strstr(b, "=s") != NULL;
+	}
+	KT_EXPECT(same >= 10);
+	kuw_table_free(t);
+	kcfi_unload(&x);
+	kcfi_col_free(c);
+}
+
+KT_TEST(step_same_value_is_no_rule)
+{
+	/*
+	 * An unwinder leaves a same_value register as it is, exactly as one
+	 * without a rule (libgcc maps both to REG_UNSAVED): the stack
+	 * pointer is still the CFA, an unknown register stays unknown.
+	 */
+	struct kuw_rule a = { .cfa_kind = KUW_CFA_REG, .cfa_reg = 7,
+			      .cfa_off = 16, .nregs = 4 };
+	struct kuw_rule b = { .cfa_kind = KUW_CFA_REG, .cfa_reg = 7,
+			      .cfa_off = 16, .nregs = 1 };
+	static const u8 same[] = { 3, 6, 7 };	/* rbx, rbp, rsp */
+	struct kuw_regs ra = { 0 }, rb;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(same); i++) {
+		a.regs[i].reg = same[i];
+		a.regs[i].kind = KUW_R_SAME;
+	}
+	a.regs[3].reg = 16;
+	a.regs[3].kind = KUW_R_OFFSET;
+	a.regs[3].off = -8;
+	b.regs[0] = a.regs[3];
+	ra.r[7] = 0x8000;
+	ra.r[6] = 0x1234;
+	ra.r[16] = 0x400100;
+	ra.valid = 1ULL << 7 | 1ULL << 6 | 1ULL << 16;
+	rb = ra;
+	kt_mem_clear();
+	kt_mem_put64(0x8008, 0x401000);
+	KT_EXPECT_EQ(kuw_step(KUW_ARCH_X86_64, NULL, 0, &a, &ra, NULL), 0);
+	KT_EXPECT_EQ(kuw_step(KUW_ARCH_X86_64, NULL, 0, &b, &rb, NULL), 0);
+	KT_EXPECT_EQ(ra.r[7], 0x8010);
+	KT_EXPECT_EQ(ra.r[6], 0x1234);
+	KT_EXPECT_EQ(ra.valid & (1ULL << 3), 0);
+	KT_EXPECT_EQ(ra.r[16], 0x401000);
+	KT_EXPECT(!memcmp(&ra, &rb, sizeof(ra)));
+	kt_mem_clear();
 }

@@ -466,7 +466,12 @@ int kuw_elf_open(struct kuw_elf *e, const char *path)
 	int fd;
 
 	memset(e, 0, sizeof(*e));
-	fd = open(path, O_RDONLY);
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer;
+	 * anything but a regular file is refused below.  (No effect on the
+	 * mmap of a regular file.)
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		snprintf(e->err, sizeof(e->err), "%s", strerror(errno));
 		if (fd >= 0)
@@ -474,10 +479,17 @@ int kuw_elf_open(struct kuw_elf *e, const char *path)
 		return KUW_ELF_EIO;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(e->err, sizeof(e->err), "not a regular file");
+		snprintf(e->err, sizeof(e->err), "not a regular file (%s)",
+			 S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISDIR(st.st_mode) ? "a directory" :
+			 S_ISCHR(st.st_mode) ? "a character device" :
+			 S_ISBLK(st.st_mode) ? "a block device" :
+			 S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
 		close(fd);
 		return KUW_ELF_EIO;
 	}
+	e->dev = (u64)st.st_dev;
+	e->ino = (u64)st.st_ino;
 	e->size = (u64)st.st_size;
 	if (!e->size) {
 		close(fd);

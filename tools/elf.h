@@ -43,6 +43,7 @@ struct kuw_elf {
 	u8 *img;		/* the file (private, writable copy) */
 	u64 size;
 	bool mapped;		/* img comes from mmap */
+	u64 dev, ino;		/* of the file opened (kuw_elf_open) */
 	u16 type;		/* ET_* */
 	u16 machine;		/* EM_* */
 	u8 arch;		/* enum kuw_arch, 0 if unknown */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "engine.h"
 #include "blob.h"
@@ -42,7 +43,9 @@ static void usage(FILE *f)
 "                          its rows in the row text format\n"
 "  rules FILE ADDR...      the row in force at each ADDR (.eh_frame first,\n"
 "                          then .debug_frame, then .sframe), or '0x<addr> none';\n"
-"                          ADDR is a number, SYMBOL[+OFF] or .SECTION[+OFF]\n"
+"                          ADDR is NUM, SYMBOL[+NUM] or .SECTION[+NUM], NUM\n"
+"                          decimal or 0x hex; a bad ADDR is reported and\n"
+"                          skipped (exit 2 at the end)\n"
 "  check FILE              validate every unwind section and .eh_frame_hdr;\n"
 "                          print CIEs, FDEs, rows and compiled bytes per section\n"
 "  export VMLINUX -o BLOB [--src eh_frame|debug_frame]\n"
@@ -54,8 +57,10 @@ static void usage(FILE *f)
 "\n"
 "Addresses are link-time addresses for executables and shared objects.\n"
 "\n"
-"Exit codes: 0 success, 1 malformed input (the message names file,\n"
-"section, byte offset and reason), 2 usage or I/O error.\n",
+"Every command validates the whole file as check does (each unwind section\n"
+"built as kunwind.ko builds it, .eh_frame_hdr checked), so all agree on\n"
+"what is malformed.  Exit codes: 0 success, 1 malformed input (the message\n"
+"names file, section, byte offset and reason), 2 usage or I/O error.\n",
 		prog, KUW_ELF_REL_BASE);
 }
 
@@ -96,10 +101,10 @@ static void print_diag(const char *path, const struct kuw_diag *d, int err,
 static const struct {
 	const char *name;
 	int src;
-} unwind_secs[] = {
-	{ ".eh_frame", KUW_SRC_EH_FRAME },
-	{ ".debug_frame", KUW_SRC_DEBUG_FRAME },
-	{ ".sframe", KUW_SRC_SFRAME },
+} unwind_secs[] = {		/* indexed by enum kuw_src */
+	[KUW_SRC_EH_FRAME] = { ".eh_frame", KUW_SRC_EH_FRAME },
+	[KUW_SRC_DEBUG_FRAME] = { ".debug_frame", KUW_SRC_DEBUG_FRAME },
+	[KUW_SRC_SFRAME] = { ".sframe", KUW_SRC_SFRAME },
 };
 
 /* Present with data?  A NOBITS or empty section counts as absent. */
@@ -112,6 +117,95 @@ static bool get_sec(const struct kuw_elf *e, const char *name,
 		return false;
 	kuw_elf_kuw_sec(es, s);
 	return true;
+}
+
+/*
+ * Validation, the same for every command, so that their exit codes agree
+ * on what is malformed: each unwind section is built into a compiled
+ * table as kunwind.ko would build it (every record checked, every CFI
+ * program run, FDE ranges checked for overlap), and .eh_frame_hdr is
+ * checked against .eh_frame.  Problems are printed as "FILE:
+ * section+0xOFF: reason".
+ */
+
+/* Build unwind section @i; *@t stays NULL when absent or malformed. */
+static int build_sec(const char *path, const struct kuw_elf *e,
+		     const struct kuw_obj *o, u32 i, struct kuw_table **t)
+{
+	struct kuw_diag d = { 0 };
+	struct kuw_sec s;
+	int ret;
+
+	*t = NULL;
+	if (!get_sec(e, unwind_secs[i].name, &s))
+		return EXIT_OK;
+	ret = kuw_table_build(o, unwind_secs[i].src, &s, t, &d);
+	if (!ret)
+		return EXIT_OK;
+	print_diag(path, &d, ret, unwind_secs[i].name);
+	*t = NULL;
+	return EXIT_BAD;
+}
+
+/* Check .eh_frame_hdr when there is one; *@nent: its entries, or -1. */
+static int check_hdr(const char *path, const struct kuw_elf *e,
+		     const struct kuw_obj *o, s64 *nent)
+{
+	const struct kuw_elf_sec *hdr = kuw_elf_find(e, ".eh_frame_hdr");
+	struct kuw_diag d = { 0 };
+	struct kuw_sec hs, ehf;
+	u32 n = 0;
+	int ret;
+
+	*nent = -1;
+	if (!hdr || !hdr->data || !hdr->size)
+		return EXIT_OK;
+	if (!get_sec(e, ".eh_frame", &ehf)) {
+		fprintf(stderr, "%s: .eh_frame_hdr+0x0: no .eh_frame\n", path);
+		return EXIT_BAD;
+	}
+	kuw_elf_kuw_sec(hdr, &hs);
+	ret = kuw_ehhdr_check(o, &hs, &ehf, &n, &d);
+	if (ret) {
+		print_diag(path, &d, ret, ".eh_frame_hdr");
+		return EXIT_BAD;
+	}
+	*nent = n;
+	return EXIT_OK;
+}
+
+/*
+ * Everything above: EXIT_OK or EXIT_BAD.  The tables of the valid
+ * sections are left in @tab (indexed as unwind_secs[]) when it is not
+ * NULL, else freed.
+ */
+static int validate(const char *path, const struct kuw_elf *e,
+		    const struct kuw_obj *o, struct kuw_table **tab,
+		    s64 *hdr_nent)
+{
+	int status = EXIT_OK;
+	struct kuw_table *t;
+	s64 nent;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+		status |= build_sec(path, e, o, i, &t);
+		if (tab)
+			tab[i] = t;
+		else if (t)
+			kuw_table_free(t);
+	}
+	status |= check_hdr(path, e, o, hdr_nent ? hdr_nent : &nent);
+	return status;
+}
+
+static void free_tables(struct kuw_table **tab)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++)
+		if (tab[i])
+			kuw_table_free(tab[i]);
 }
 
 /* rows */
@@ -326,6 +420,7 @@ static int cmd_rows(int argc, char **argv)
 	int ret, status = EXIT_OK;
 	struct kuw_elf e;
 	struct kuw_obj o;
+	s64 nent;
 	u32 i;
 
 	if (argc != 2)
@@ -344,20 +439,30 @@ static int cmd_rows(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
 		struct kuw_diag d = { 0 };
 		struct kuw_stats st = { 0 };
+		struct kuw_table *t;
 		struct kuw_sec s;
 
 		if (!get_sec(&e, unwind_secs[i].name, &s))
 			continue;
 		ret = walk_sec(&o, unwind_secs[i].src, &s, &sink, &st, &d);
-		if (ret) {
-			out_flush();
-			fflush(stdout);
+		out_flush();
+		fflush(stdout);
+		/*
+		 * Validated as by every command: the walk checks no
+		 * overlaps.  A walk error is the build's too, named once.
+		 */
+		if (build_sec(argv[1], &e, &o, i, &t)) {
+			status = EXIT_BAD;
+		} else if (ret) {
 			print_diag(argv[1], &d, ret, unwind_secs[i].name);
 			status = EXIT_BAD;
 		}
+		if (t)
+			kuw_table_free(t);
 	}
 	out_flush();
 	fflush(stdout);
+	status |= check_hdr(argv[1], &e, &o, &nent);
 	for (i = 0; i < c.nent; i++) {
 		free(c.ent[i].text);
 		free(c.ent[i].w);
@@ -370,39 +475,89 @@ static int cmd_rows(int argc, char **argv)
 
 /* rules */
 
-static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out)
+/*
+ * A number: decimal, or hexadecimal after "0x"; no sign, no spaces, no
+ * octal (010 is ten).  0, or -1 with *@why set.
+ */
+static int parse_num(const char *s, u64 *out, const char **why)
+{
+	unsigned int base = 10, d;
+	u64 v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s) {
+		*why = "missing number";
+		return -1;
+	}
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else {
+			*why = base == 16 ? "not a hexadecimal number" :
+			       "not a number (decimal, or hexadecimal with 0x)";
+			return -1;
+		}
+		if (v > (~0ULL - d) / base) {
+			*why = "number too large";
+			return -1;
+		}
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * ADDR: NUMBER, SYMBOL[+NUMBER] or .SECTION[+NUMBER].  0, or -1 with
+ * *@why set.
+ */
+static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out,
+		      const char **why)
 {
 	char name[256];
 	const char *plus;
 	u64 base = 0, off = 0;
-	char *end;
 	size_t n;
 
-	errno = 0;
-	*out = strtoull(arg, &end, 0);
-	if (arg[0] >= '0' && arg[0] <= '9') {
-		if (*end || errno)
-			return -1;
-		return 0;
+	if (arg[0] >= '0' && arg[0] <= '9')
+		return parse_num(arg, out, why);
+	if (arg[0] == '-') {
+		*why = "negative address";
+		return -1;
 	}
 	plus = strrchr(arg, '+');
 	n = plus ? (size_t)(plus - arg) : strlen(arg);
-	if (!n || n >= sizeof(name))
+	if (!n || n >= sizeof(name)) {
+		*why = n ? "name too long" : "empty name";
 		return -1;
+	}
 	memcpy(name, arg, n);
 	name[n] = 0;
-	if (plus) {
-		errno = 0;
-		off = strtoull(plus + 1, &end, 0);
-		if (!plus[1] || *end || errno)
-			return -1;
+	if (plus && plus[1] == '-') {
+		*why = "negative offset";
+		return -1;
 	}
+	if (plus && parse_num(plus + 1, &off, why))
+		return -1;
 	if (kuw_elf_symbol(e, name, &base)) {
 		const struct kuw_elf_sec *s = kuw_elf_find(e, name);
 
-		if (!s)
+		if (!s) {
+			*why = "unknown symbol or section";
 			return -1;
+		}
 		base = s->addr;
+	}
+	if (base + off < base) {
+		*why = "address beyond 64 bits";
+		return -1;
 	}
 	*out = base + off;
 	return 0;
@@ -411,10 +566,10 @@ static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out)
 static int cmd_rules(int argc, char **argv)
 {
 	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
-	int ret, status = EXIT_OK;
+	int ret, status;
 	struct kuw_elf e;
 	struct kuw_obj o;
-	u32 i, ntab = 0;
+	u32 i;
 	int a;
 
 	if (argc < 3)
@@ -423,47 +578,37 @@ static int cmd_rules(int argc, char **argv)
 	if (ret)
 		return ret;
 	kuw_elf_obj(&e, argv[1], &o);
-	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
-		struct kuw_diag d = { 0 };
-		struct kuw_sec s;
-
-		if (!get_sec(&e, unwind_secs[i].name, &s))
-			continue;
-		ret = kuw_table_build(&o, unwind_secs[i].src, &s, &tabs[ntab],
-				      &d);
-		if (ret) {
-			print_diag(argv[1], &d, ret, unwind_secs[i].name);
-			status = EXIT_BAD;
-			goto out;
-		}
-		ntab++;
-	}
+	status = validate(argv[1], &e, &o, tabs, NULL);
+	if (status)
+		goto out;
 	for (a = 2; a < argc; a++) {
-		const struct kuw_rule *r;
+		const struct kuw_rule *r = NULL;
+		const char *why;
 		char buf[512];
 		u64 addr, row_pc;
 
-		if (parse_addr(&e, argv[a], &addr)) {
-			status = usage_error("rules: bad address or unknown symbol '%s'",
-					     argv[a]);
-			goto out;
-		}
-		for (i = 0; i < ntab; i++)
-			if (!kuw_table_lookup(tabs[i], addr, &r, &row_pc))
-				break;
-		if (i == ntab) {
-			printf("0x%llx none\n", addr);
+		if (parse_addr(&e, argv[a], &addr, &why)) {
+			/* one line each, and on with the others */
+			fflush(stdout);
+			fprintf(stderr, "%s: rules: bad address '%s': %s\n",
+				prog, argv[a], why);
+			status = EXIT_USAGE;
 			continue;
 		}
-		if (kuw_format_row(buf, sizeof(buf), o.arch, row_pc, r) < 0) {
+		/* .eh_frame first, then .debug_frame, then .sframe */
+		for (i = 0; i < ARRAY_SIZE(unwind_secs); i++)
+			if (tabs[i] &&
+			    !kuw_table_lookup(tabs[i], addr, &r, &row_pc))
+				break;
+		if (i == ARRAY_SIZE(unwind_secs) ||
+		    kuw_format_row(buf, sizeof(buf), o.arch, row_pc, r) < 0) {
 			printf("0x%llx none\n", addr);
 			continue;
 		}
 		printf("%s\n", buf);
 	}
 out:
-	for (i = 0; i < ntab; i++)
-		kuw_table_free(tabs[i]);
+	free_tables(tabs);
 	kuw_elf_close(&e);
 	return status;
 }
@@ -472,13 +617,12 @@ out:
 
 static int cmd_check(int argc, char **argv)
 {
+	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
 	u64 tot_fde = 0, tot_rows = 0, tot_bytes = 0;
-	const struct kuw_elf_sec *hdr;
-	int ret, status = EXIT_OK;
-	struct kuw_sec ehf;
-	bool have_ehf;
+	int ret, status;
 	struct kuw_elf e;
 	struct kuw_obj o;
+	s64 nent;
 	u32 i;
 
 	if (argc != 2)
@@ -487,54 +631,26 @@ static int cmd_check(int argc, char **argv)
 	if (ret)
 		return ret;
 	kuw_elf_obj(&e, argv[1], &o);
+	status = validate(argv[1], &e, &o, tabs, &nent);
 	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
-		struct kuw_diag d = { 0 };
-		struct kuw_table *t = NULL;
-		struct kuw_sec s;
+		const struct kuw_table *t = tabs[i];
 
-		if (!get_sec(&e, unwind_secs[i].name, &s))
+		if (!t)
 			continue;
-		ret = kuw_table_build(&o, unwind_secs[i].src, &s, &t, &d);
-		if (ret) {
-			print_diag(argv[1], &d, ret, unwind_secs[i].name);
-			status = EXIT_BAD;
-			continue;
-		}
 		printf("%s: %s: %u CIEs, %u FDEs, %u rows, %u rules, %llu bytes\n",
 		       argv[1], unwind_secs[i].name, t->ncie, t->nfde,
 		       t->nrows, t->nrules, t->bytes);
 		tot_fde += t->nfde;
 		tot_rows += t->nrows;
 		tot_bytes += t->bytes;
-		kuw_table_free(t);
 	}
-	hdr = kuw_elf_find(&e, ".eh_frame_hdr");
-	have_ehf = get_sec(&e, ".eh_frame", &ehf);
-	if (hdr && hdr->data && hdr->size) {
-		struct kuw_diag d = { 0 };
-		struct kuw_sec hs;
-		u32 nent = 0;
-
-		kuw_elf_kuw_sec(hdr, &hs);
-		if (!have_ehf) {
-			fprintf(stderr, "%s: .eh_frame_hdr+0x0: no .eh_frame\n",
-				argv[1]);
-			status = EXIT_BAD;
-		} else {
-			ret = kuw_ehhdr_check(&o, &hs, &ehf, &nent, &d);
-			if (ret) {
-				print_diag(argv[1], &d, ret, ".eh_frame_hdr");
-				status = EXIT_BAD;
-			} else {
-				printf("%s: .eh_frame_hdr: %u entries, ok\n",
-				       argv[1], nent);
-			}
-		}
-	}
+	if (nent >= 0)
+		printf("%s: .eh_frame_hdr: %lld entries, ok\n", argv[1], nent);
 	if (status == EXIT_OK)
 		printf("%s: total: %llu FDEs, %llu rows, %llu bytes, %.2f bytes/row\n",
 		       argv[1], tot_fde, tot_rows, tot_bytes,
 		       tot_rows ? (double)tot_bytes / tot_rows : 0.0);
+	free_tables(tabs);
 	kuw_elf_close(&e);
 	return status;
 }
@@ -548,15 +664,17 @@ static int cmd_export(int argc, char **argv)
 		{ "src", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
 	const char *in = NULL, *outp = NULL, *srcname = NULL;
+	const struct kuw_table *t;
 	struct kuw_diag d = { 0 };
-	struct kuw_table *t = NULL;
 	struct kuw_blob b, chk;
 	int ret, c, status;
 	struct kuw_elf e;
 	u8 *buf = NULL;
 	const char *secname;
 	u64 size, stext;
+	struct stat ost;
 	FILE *f;
 
 	optind = 1;
@@ -588,6 +706,14 @@ static int cmd_export(int argc, char **argv)
 	ret = open_elf(&e, in);
 	if (ret)
 		return ret;
+	/* Not even truncated: -o naming the input (any link to it). */
+	if (!stat(outp, &ost) && (u64)ost.st_dev == e.dev &&
+	    (u64)ost.st_ino == e.ino) {
+		fprintf(stderr, "%s: export: %s is the input file %s; not overwriting it\n",
+			prog, outp, in);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!srcname)
 		b.src = get_sec(&e, ".eh_frame", &b.sec) ? KUW_SRC_EH_FRAME :
 			KUW_SRC_DEBUG_FRAME;
@@ -610,12 +736,13 @@ static int cmd_export(int argc, char **argv)
 		stext = b.obj.text_start;
 	}
 	b.stext = stext;
-	/* Refuse to export what the module would refuse to load. */
-	ret = kuw_table_build(&b.obj, b.src, &b.sec, &t, &d);
-	if (ret) {
-		print_diag(in, &d, ret, secname);
+	/*
+	 * Refuse to export what the module would refuse to load, and, as
+	 * every command, a file with any malformed unwind section.
+	 */
+	if (validate(in, &e, &b.obj, tabs, NULL))
 		goto out;
-	}
+	t = tabs[b.src];
 	size = kuw_blob_size(b.sec.size);
 	if (!size) {
 		fprintf(stderr, "%s: %s+0x0: section too large for a blob (max %u bytes)\n",
@@ -651,8 +778,7 @@ static int cmd_export(int argc, char **argv)
 	       b.obj.text_end, size, outp);
 	status = EXIT_OK;
 out:
-	if (t)
-		kuw_table_free(t);
+	free_tables(tabs);
 	free(buf);
 	kuw_elf_close(&e);
 	return status;
@@ -663,6 +789,7 @@ out:
 static int cmd_sections(int argc, char **argv)
 {
 	struct kuw_elf e;
+	struct kuw_obj o;
 	int ret;
 	u32 i;
 
@@ -680,8 +807,11 @@ static int cmd_sections(int argc, char **argv)
 		       s->flags & 0x4 ? " x" : "");
 	}
 	printf("text 0x%llx-0x%llx\n", e.text_start, e.text_end);
+	fflush(stdout);
+	kuw_elf_obj(&e, argv[1], &o);
+	ret = validate(argv[1], &e, &o, NULL, NULL);
 	kuw_elf_close(&e);
-	return EXIT_OK;
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -126,7 +126,7 @@ const char *kuw_src_section(int src);	/* ".eh_frame", ... */
 
 /* Rule kinds of one register column (readelf frames-interp letters). */
 enum kuw_rule_kind {
-	KUW_R_SAME = 0,		/* s: no rule, or same value */
+	KUW_R_SAME = 0,		/* s: DW_CFA_same_value (no rule: no entry) */
 	KUW_R_UNDEF,		/* u */
 	KUW_R_OFFSET,		/* c+N: saved at CFA+N */
 	KUW_R_VAL_OFFSET,	/* v+N: value is CFA+N */
@@ -167,9 +167,10 @@ struct kuw_reg_rule {
 };
 
 /*
- * A row's rules: the CFA and the registers that have a rule other than
- * "same value", sorted by register number.  In a compiled table rules are
- * stored deduplicated in this layout with only @nregs entries in @regs.
+ * A row's rules: the CFA and the registers that have a rule (same_value
+ * included, which kuw_step() treats as no rule), sorted by register
+ * number.  In a compiled table rules are stored deduplicated in this
+ * layout with only @nregs entries in @regs.
  */
 struct kuw_rule {
 	u8 cfa_kind;

@@ -176,7 +176,7 @@ static inline int kunwind_stop_reason(struct kunwind_state *state)
  * @src: enum kuw_src of the table
  * @arch: enum kuw_arch
  * @row_pc: start of the row
- * @rule: the rule (registers with a rule other than "same value")
+ * @rule: the rule (the registers that have one, same_value included)
  */
 struct kunwind_rule_info {
 	char owner[MODULE_NAME_LEN];

@@ -6,7 +6,10 @@
  * Semantics (DWARF 5 section 6.4.2, with the GNU extensions real objects
  * carry), decided where the sources differ:
  *  - restore / restore_extended: back to the rule the CIE's initial
- *    instructions left for that register (same value inside the CIE).
+ *    instructions left for that register (no rule inside the CIE).
+ *  - same_value is kept as a rule of its own (KUW_R_SAME, reported and
+ *    printed as "s" like readelf does), distinct from no rule at all;
+ *    both leave the register's value as it is when unwinding.
  *  - remember_state / restore_state: the whole rule set, CFA and AArch64
  *    RA-signing state included; the location is kept.  The stack holds
  *    KUW_REMEMBER_DEPTH states, is emptied between CIE and FDE; overflow
@@ -34,6 +37,7 @@
 #include "arch.h"
 
 #define CFI_CFA_UNSET	0xff	/* private cfa_kind: no def_cfa yet */
+#define CFI_NO_RULE	0xfe	/* cfi_set() kind: the column has no rule */
 #define KUW_CFI_MAX_COL	128	/* highest DWARF column accepted, plus one */
 
 #define CFI_S32_MAX	0x7fffffffLL
@@ -125,7 +129,7 @@ static bool cfi_same(const struct kuw_cfi *x, const struct kuw_cfi_state *a,
 	if (a->cfa_kind == KUW_CFA_EXPR ? a->cfa_expr != b->cfa_expr :
 	    a->cfa_reg != b->cfa_reg || a->cfa_off != b->cfa_off)
 		return false;
-	/* columns outside the masks are "same value" in both */
+	/* columns outside the masks have no rule in both */
 	if (a->live != b->live)
 		return false;
 	/* live only has tracked columns (cfi_set()), each one u64 */
@@ -349,10 +353,11 @@ static void cfi_set(struct kuw_cfi *x, u64 reg, u8 kind, u8 src, s32 off)
 	c = &x->cur.col[reg];
 	if (x->cur.live & (1ULL << reg))
 		x->cur.colh ^= cfi_colh(reg, c);
-	c->kind = kind;
+	/* same_value is a rule (readelf's "s"): live, unlike no rule */
+	c->kind = kind == CFI_NO_RULE ? KUW_R_SAME : kind;
 	c->src = src;
 	c->off = off;
-	if (kind == KUW_R_SAME) {
+	if (kind == CFI_NO_RULE) {
 		x->cur.live &= ~(1ULL << reg);
 	} else {
 		x->cur.live |= 1ULL << reg;
@@ -365,7 +370,7 @@ static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
 	if (reg >= x->nregs)
 		return;
 	if (r->in_cie) {
-		cfi_set(x, reg, KUW_R_SAME, 0, 0);
+		cfi_set(x, reg, CFI_NO_RULE, 0, 0);
 		return;
 	}
 	if (x->cur.live & (1ULL << reg))

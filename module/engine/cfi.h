@@ -31,7 +31,7 @@ struct kuw_cfi_state {
 	u8 mangled_ra;		/* AArch64 negate_ra_state toggles it */
 	s32 cfa_off;		/* numeric offset, kept under an expression CFA */
 	s32 cfa_expr;		/* section offset of the CFA expression */
-	u64 live;		/* bit n: col[n] is not KUW_R_SAME */
+	u64 live;		/* bit n: col[n] has a rule (same_value too) */
 	u64 colh;		/* XOR of the live columns' hashes */
 	struct kuw_cfi_col col[KUW_MAX_REGS];
 };
@@ -103,7 +103,7 @@ struct kuw_cfi {
 void kuw_cfi_caches(struct kuw_cfi *x, u64 size);
 void kuw_cfi_caches_free(struct kuw_cfi *x);
 
-/* Reset @cur to "CFA undefined (rsp+0), every register same value". */
+/* Reset @cur to "CFA undefined (rsp+0), no register rule". */
 void kuw_cfi_reset(struct kuw_cfi *x);
 
 /*
@@ -123,7 +123,7 @@ int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
 		    const struct kuw_sink *sink, u32 *nrows,
 		    struct kuw_diag *d);
 
-/* Convert a state into the row form (sorted, same-value omitted). */
+/* Convert a state into the row form (sorted; columns with no rule left out). */
 void kuw_cfi_to_rule(const struct kuw_cfi *x, const struct kuw_cfi_state *s,
 		     struct kuw_rule *r);
 

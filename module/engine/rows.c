@@ -297,8 +297,6 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 	for (i = 0; i < r->nregs; i++) {
 		const struct kuw_reg_rule *s = &r->regs[i];
 
-		if (s->kind == KUW_R_SAME)
-			continue;
 		if (s->reg >= nregs || s->kind > KUW_R_VAL_EXPR ||
 		    (s->kind == KUW_R_REG && s->src >= nregs))
 			return -KUW_E_BADREG;
@@ -310,7 +308,8 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 		c->regs[c->nregs].pad = 0;
 		c->regs[c->nregs].src = s->kind == KUW_R_REG ? s->src : 0;
 		c->regs[c->nregs].off = s->kind == KUW_R_REG ||
-					s->kind == KUW_R_UNDEF ? 0 : s->off;
+					s->kind == KUW_R_UNDEF ||
+					s->kind == KUW_R_SAME ? 0 : s->off;
 		c->nregs++;
 	}
 	c->flags &= ~KUW_RF_FAST;	/* set in the pool, rows_intern() */

@@ -192,6 +192,33 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 }
 
 /*
+ * A rule with same_value entries (kept so that the row can say "s" as
+ * readelf does) unwinds as the rule without them: same_value leaves the
+ * register as it is, as no rule does (libgcc: REG_UNSAVED for both), and
+ * the stack pointer is still the CFA.  Out of line, so that
+ * step_generic() costs what it did for every other rule: compiled code
+ * seldom says same_value.
+ */
+static kuw_noinline int step_no_same(const struct kuw_arch_info *ai, u8 arch,
+				     const u8 *sec, u64 sec_size,
+				     const struct kuw_rule *rule,
+				     struct kuw_regs *regs, void *mem_ctx)
+{
+	struct kuw_rule r;
+	u32 i;
+
+	r.cfa_kind = rule->cfa_kind;
+	r.cfa_reg = rule->cfa_reg;
+	r.flags = rule->flags;
+	r.cfa_off = rule->cfa_off;
+	r.nregs = 0;
+	for (i = 0; i < rule->nregs && i < KUW_MAX_REGS; i++)
+		if (rule->regs[i].kind != KUW_R_SAME)
+			r.regs[r.nregs++] = rule->regs[i];
+	return step_generic(ai, arch, sec, sec_size, &r, regs, mem_ctx);
+}
+
+/*
  * Any rule.  Apart from kuw_step() so that its array of new values, which
  * CONFIG_INIT_STACK_ALL_ZERO clears where it is declared, is cleared on
  * this path only.
@@ -240,9 +267,9 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 				return -KUW_E_END;
 			break;
 		case KUW_R_SAME:
-			v = regs->r[rr->reg];
-			lazy |= regs->lazy & bit;
-			break;
+			/* nothing written yet: start again without them */
+			return step_no_same(ai, arch, sec, sec_size, rule,
+					    regs, mem_ctx);
 		case KUW_R_OFFSET:
 			v = cfa + (s64)rr->off;
 			lazy |= bit;

@@ -19,7 +19,9 @@
       rule readelf shows in force at each address, or none outside FDEs
 
 Rows are compared semantically: for every FDE, at every row pc of either
-side, the rule in force (last row at or below that pc) must be the same.
+side, the rule in force (last row at or below that pc) must be the same,
+same_value ('s') and undefined ('u') included.  readelf also prints 'u'
+for a register with no rule yet, so its 'u' matches our 'u' or no rule.
 --rel: the file is relocatable; binutils prints section-relative pcs, so
 FDEs are matched in order and rows compared as offsets from the FDE start.
 
@@ -261,18 +263,21 @@ def rule_at(rows, pcs, pc):
     return rows[i - 1][1] if i else None
 
 
-def same_rules(theirs, ours, u_is_none):
-    """Equal rule dicts; with u_is_none a 'u' on their side (readelf's mark
-    for 'no rule yet' as well as DW_CFA_undefined) also matches no rule."""
+def same_rules(theirs, ours, u_is_none, s_is_none=False):
+    """Equal rule dicts, 's' (DW_CFA_same_value) and 'u' included.  With
+    u_is_none a 'u' on their side (readelf's mark for 'no rule yet' as well
+    as DW_CFA_undefined) also matches no rule; with s_is_none 's' on either
+    side is no rule (SFrame, which cannot say 'same value', against
+    .eh_frame)."""
     if theirs is None or ours is None:
         return theirs is ours
     keys = set(theirs) | set(ours)
     for k in keys:
         a = theirs.get(k)
         b = ours.get(k)
-        if a == "s":
+        if s_is_none and a == "s":
             a = None
-        if b == "s":
+        if s_is_none and b == "s":
             b = None
         if a == b:
             continue
@@ -324,7 +329,7 @@ def rebase(rows, base):
 
 
 def cmp_rows(res, tag, theirs, ours, lo, hi, u_is_none, keys=None,
-             tolerate=None):
+             tolerate=None, s_is_none=False):
     """Compare two row lists over [lo, hi) at every row pc of either side.
     tolerate(pc, a, b, theirs_rows), when given, may excuse a difference
     (counted in res.tolerated)."""
@@ -341,7 +346,7 @@ def cmp_rows(res, tag, theirs, ours, lo, hi, u_is_none, keys=None,
             a = {k: v for k, v in a.items() if k in keys} if a else a
             b = {k: v for k, v in b.items() if k in keys} if b else b
         res.rows += 1
-        if not same_rules(a, b, u_is_none):
+        if not same_rules(a, b, u_is_none, s_is_none):
             if tolerate and tolerate(pc, a, b, theirs):
                 res.tolerated += 1
                 continue
@@ -496,7 +501,7 @@ def cmd_ehsf(opath):
             res.fdes += 1
             cmp_rows(res, "FDE 0x%x-0x%x" % (sf["start"], sf["end"]),
                      ef["rows"], sf["rows"], lo, hi, True, keys,
-                     fp_after_restore)
+                     fp_after_restore, s_is_none=True)
         if not hit:
             res.miss("SFrame FDE 0x%x-0x%x has no .eh_frame FDE"
                      % (sf["start"], sf["end"]))

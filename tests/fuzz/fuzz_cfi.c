@@ -66,8 +66,10 @@ static int fcfi_row(void *p, u64 pc, const struct kuw_rule *r)
 	for (i = 0; i < r->nregs; i++) {
 		const struct kuw_reg_rule *g = &r->regs[i];
 
+		/* same_value is a rule of its own (src and off 0) */
 		if (g->reg >= c->nregs || (i && g->reg <= r->regs[i - 1].reg) ||
-		    g->kind == KUW_R_SAME || g->kind > KUW_R_VAL_EXPR)
+		    g->kind > KUW_R_VAL_EXPR ||
+		    (g->kind == KUW_R_SAME && (g->src || g->off)))
 			__builtin_trap();
 		if ((g->kind == KUW_R_EXPR || g->kind == KUW_R_VAL_EXPR) &&
 		    (g->off < 0 || (u64)g->off >= c->sec_size))

@@ -24,6 +24,11 @@
  * round's time over iterations and frames; the marginal cost per module
  * frame is the slope between depths 8 and 64 (start costs cancel).
  *
+ * From hard-IRQ context (an hrtimer firing while the depth-32 chain spins),
+ * kunwind alone (KUNWIND_NO_ORC: it crosses the IRQ entry and the IRQ stack
+ * itself) against ORC's unwind_start()/unwind_next_frame() loop, whole
+ * walks, one round per timer interrupt: "kunwind-bench: irq" lines.
+ *
  * Times come from ktime_get_ns(): boot with tsc_early_khz= (see
  * scripts/bench.sh); under -icount shift=0 one ns is one guest instruction.
  *
@@ -31,6 +36,7 @@
  * relocations when several objects carry .sframe.
  */
 #include <linux/compiler.h>
+#include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -77,6 +83,7 @@ struct bench_ctx {
 	/* frames of one walk, and of its module part, per contender */
 	unsigned int frames[B_NDEPTH][B_NWHO][M_NMODE];
 	bool match[B_NDEPTH][B_NWHO];
+	struct bench_irq *irq;	/* set while the IRQ rounds run */
 	u64 *ns;	/* [depth][who][mode][round] */
 	unsigned long buf[B_NWHO][BENCH_MAX_FRAMES];
 };
@@ -89,8 +96,9 @@ static u64 *bench_slot(struct bench_ctx *c, unsigned int d, unsigned int w,
 
 /* ---- the contenders ---- */
 
-static noinline unsigned int walk_kunwind(unsigned long *buf,
-					  unsigned int max, u8 src)
+/* Inlined into a noinline walker: the walk starts at that one's caller. */
+static __always_inline unsigned int __walk_kunwind(unsigned long *buf,
+						   unsigned int max, u8 src)
 {
 	struct kunwind_state s;
 	unsigned int n = 0;
@@ -101,6 +109,12 @@ static noinline unsigned int walk_kunwind(unsigned long *buf,
 	     !kunwind_done(&s) && n < max; kunwind_next_frame(&s))
 		buf[n++] = kunwind_get_return_address(&s);
 	return n;
+}
+
+static noinline unsigned int walk_kunwind(unsigned long *buf,
+					  unsigned int max, u8 src)
+{
+	return __walk_kunwind(buf, max, src);
 }
 
 static noinline unsigned int walk_orc(unsigned long *buf, unsigned int max)
@@ -190,11 +204,15 @@ static void bench_calibrate(struct bench_ctx *c, unsigned int d)
 	c->calibrated[d] = true;
 }
 
+static noinline int bench_irq_leaf(struct bench_ctx *c);
+
 static noinline int bench_bottom(struct bench_ctx *c)
 {
 	unsigned int d = c->depth_idx, k, w, m, i, max;
 	u64 t0, t1;
 
+	if (c->irq)
+		return bench_irq_leaf(c);
 	if (!c->calibrated[d])
 		bench_calibrate(c, d);
 	/* order reversed every other round */
@@ -384,6 +402,110 @@ static void bench_report(struct bench_ctx *c)
 	}
 }
 
+/* ---- from hard-IRQ context ---- */
+
+enum { I_ALONE, I_ORC, I_NWHO };
+static const char *const bench_irq_name[I_NWHO] = { "kunwind-alone", "orc" };
+
+struct bench_irq {
+	struct hrtimer timer;
+	unsigned long buf[I_NWHO][BENCH_MAX_FRAMES];
+	unsigned int frames[I_NWHO];
+	bool same;
+	unsigned int round;	/* rounds done */
+	u64 *ns;		/* [who][round] */
+};
+
+static noinline unsigned int walk_alone(unsigned long *buf, unsigned int max)
+{
+	return __walk_kunwind(buf, max, KUNWIND_SRC_ANY | KUNWIND_NO_ORC);
+}
+
+static unsigned int bench_irq_walk(unsigned long *buf, unsigned int w)
+{
+	return w == I_ALONE ? walk_alone(buf, BENCH_MAX_FRAMES) :
+			      walk_orc(buf, BENCH_MAX_FRAMES);
+}
+
+static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
+{
+	struct bench_irq *b = container_of(t, struct bench_irq, timer);
+	unsigned int r = b->round, k, w, i;
+	u64 t0;
+
+	if (!r) {	/* the traces, once: from frame 1 on, as above */
+		for (w = 0; w < I_NWHO; w++)
+			b->frames[w] = bench_irq_walk(b->buf[w], w);
+		b->same = b->frames[I_ALONE] == b->frames[I_ORC];
+		for (i = 1; b->same && i < b->frames[I_ORC]; i++)
+			b->same = b->buf[I_ALONE][i] == b->buf[I_ORC][i];
+	}
+	for (k = 0; k < I_NWHO; k++) {
+		w = r & 1 ? I_NWHO - 1 - k : k;
+		t0 = ktime_get_ns();
+		for (i = 0; i < iters; i++)
+			bench_irq_walk(b->buf[w], w);
+		b->ns[w * rounds + r] = ktime_get_ns() - t0;
+	}
+	/* pairs with the acquire in bench_irq_leaf() */
+	smp_store_release(&b->round, r + 1);
+	return HRTIMER_NORESTART;
+}
+
+/* At the bottom of the chain: one timer interrupt per round. */
+static noinline int bench_irq_leaf(struct bench_ctx *c)
+{
+	struct bench_irq *b = c->irq;
+	unsigned long end = jiffies + 10 * HZ;
+	unsigned int r;
+
+	for (r = 0; r < rounds && time_before(jiffies, end); r++) {
+		hrtimer_start(&b->timer, ns_to_ktime(20 * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		while (smp_load_acquire(&b->round) == r &&
+		       time_before(jiffies, end))
+			cpu_relax();
+	}
+	hrtimer_cancel(&b->timer);
+	return 0;
+}
+
+static void bench_irq_report(struct bench_irq *b)
+{
+	u64 *r = kmalloc_array(rounds, sizeof(*r), GFP_KERNEL);
+	unsigned int w, i, n = READ_ONCE(b->round);
+	u64 v, ratio = 0;
+
+	if (n < rounds || !b->frames[I_ALONE] || !b->frames[I_ORC] || !r) {
+		pr_info("kunwind-bench: # irq: %u of %u rounds ran\n", n, rounds);
+		kfree(r);
+		return;
+	}
+	for (i = 0; i < rounds; i++) {
+		u64 a = b->ns[I_ALONE * rounds + i], o = b->ns[I_ORC * rounds + i];
+
+		r[i] = o ? div64_u64(a * b->frames[I_ORC] * 1000,
+				     o * b->frames[I_ALONE]) : 0;
+	}
+	sort(r, rounds, sizeof(*r), bench_cmp_u64, NULL);
+	ratio = r[rounds / 2];
+	for (w = 0; w < I_NWHO; w++) {
+		v = bench_median10(b->ns + w * rounds, rounds,
+				   (u64)iters * b->frames[w]);
+		pr_info("kunwind-bench: irq who=%s frames=%u per-frame=%llu.%llu trace=%s vs-orc=%llu.%03llu\n",
+			bench_irq_name[w], b->frames[w], v / 10, v % 10,
+			b->same ? "same" : "differs",
+			w == I_ORC ? 1ULL : ratio / 1000,
+			w == I_ORC ? 0ULL : ratio % 1000);
+	}
+	if (!b->same)
+		for (i = 0; i < b->frames[I_ALONE] || i < b->frames[I_ORC]; i++)
+			pr_info("kunwind-bench: # irq frame %u: %pS, orc: %pS\n", i,
+				i < b->frames[I_ALONE] ? (void *)b->buf[I_ALONE][i] : NULL,
+				i < b->frames[I_ORC] ? (void *)b->buf[I_ORC][i] : NULL);
+	kfree(r);
+}
+
 /* The clock must move in steps far below a walk's time. */
 static u64 bench_clock_step(void)
 {
@@ -396,6 +518,28 @@ static u64 bench_clock_step(void)
 			return t1 - t0;
 	}
 	return U64_MAX;
+}
+
+static void bench_irq_run(struct bench_ctx *c)
+{
+	struct bench_irq *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (b)
+		b->ns = kcalloc(I_NWHO * rounds, sizeof(u64), GFP_KERNEL);
+	if (!b || !b->ns) {
+		kfree(b);
+		return;
+	}
+	hrtimer_init(&b->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	b->timer.function = bench_irq_fn;
+	c->irq = b;
+	preempt_disable();	/* the timer fires on this CPU, in the chain */
+	bench_sink += bench_chain(32, c);
+	preempt_enable();
+	c->irq = NULL;
+	bench_irq_report(b);
+	kfree(b->ns);
+	kfree(b);
 }
 
 static int __init bench_init(void)
@@ -433,6 +577,7 @@ static int __init bench_init(void)
 	pr_info("kunwind-bench: measured in %llu ms (sink %d)\n",
 		(ktime_get_ns() - t0) / NSEC_PER_MSEC, READ_ONCE(bench_sink));
 	bench_report(c);
+	bench_irq_run(c);
 	pr_info("kunwind-bench: done\n");
 	kfree(c->ns);
 	kfree(c);

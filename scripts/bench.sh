@@ -75,7 +75,7 @@ mode, lt, li, accel, ncpu, cpu = sys.argv[1:7]
 def parse(path):
     """Walk figures, marginals and table builds from one serial log."""
     r = {"walk": {}, "marg": {}, "build": [], "notes": [], "ok": False,
-         "step": None}
+         "step": None, "irq": {}}
     try:
         text = open(path, errors="replace").read()
     except OSError:
@@ -89,6 +89,13 @@ def parse(path):
             d, md, who, fr, pf, tr, vs = m.groups()
             r["walk"][(int(d), md, who)] = (int(fr), float(pf), tr,
                                             float(vs))
+            continue
+        m = re.search(r"kunwind-bench: irq who=(\S+) frames=(\d+)"
+                      r" per-frame=([\d.]+) trace=(\w+) vs-orc=([\d.]+)",
+                      line)
+        if m:
+            who, fr, pf, tr, vs = m.groups()
+            r["irq"][who] = (int(fr), float(pf), tr, float(vs))
             continue
         m = re.search(r"kunwind-bench: marginal who=(\S+)"
                       r" per-module-frame=([\d.]+)", line)
@@ -151,6 +158,18 @@ for w in WHO:
     print("  %-17s %9s ns %9s insns"
           % (w, "%.1f" % t if t is not None else "-",
              "%.1f" % i if i is not None else "-"))
+print()
+print("from hard-IRQ context (hrtimer in a depth-32 chain), whole walks:"
+      " kunwind alone (KUNWIND_NO_ORC) vs ORC")
+for w in ("kunwind-alone", "orc"):
+    t = T["irq"].get(w)
+    i = I["irq"].get(w)
+    if not (t or i):
+        continue
+    print("  %-14s %6d frames | %9s ns %7s | %9s insns %7s | %s"
+          % (w, (i or t)[0], "%.1f" % t[1] if t else "-",
+             "%.3f" % t[3] if t else "-", "%.1f" % i[1] if i else "-",
+             "%.3f" % i[3] if i else "-", (i or t)[2]))
 for n in T["notes"] + I["notes"]:
     print("note: " + n)
 

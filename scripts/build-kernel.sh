@@ -56,6 +56,14 @@ other_build() {
 	[ -z "$l" ] || echo "$(basename "$(dirname "$l")"): $(kuw_kbuild_status "$l")"
 }
 
+# A finished build is reused without the lock (.kuw-done is written last),
+# so a warm run does not queue behind another profile's cold build.
+if [ -f "$OUT/.kuw-done" ]; then
+	log "reusing test kernel $OUT"
+	echo "$OUT"
+	exit 0
+fi
+
 exec 9>"$CACHE/kbuild.lock"
 if ! flock -n 9; then
 	log "another kernel build is running (lock $CACHE/kbuild.lock); waiting for it"

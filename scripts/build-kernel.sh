@@ -113,22 +113,34 @@ kmake -s tinyconfig >/dev/null
 kmake -s olddefconfig >>"$OUT/config.log" 2>&1
 
 # Every fragment line must survive olddefconfig (KALLSYMS_ALL, for one,
-# silently vanishes without DEBUG_KERNEL).
+# silently vanishes without DEBUG_KERNEL).  A later fragment overrides an
+# earlier one (fp.config turns base.config's ORC off), as merge_config.sh
+# does: the last line about an option is the one checked.
 bad=0
+declare -A want=()
+order=()
 while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) opt=${line%%=*} ;;
+	"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} ;;
+	*) continue ;;
+	esac
+	[ -n "${want[$opt]+set}" ] || order+=("$opt")
+	want[$opt]=$line
+done < <(cat "${frags[@]}")
+for opt in "${order[@]}"; do
+	line=${want[$opt]}
 	case "$line" in
 	CONFIG_*=*)
 		grep -qx "$line" "$OUT/.config" ||
 			{ log "config lost: $line"; bad=1; } ;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }
-		opt=${opt%% *}
+	*)
 		if grep -q "^$opt=" "$OUT/.config"; then
 			log "config lost: $line"
 			bad=1
 		fi ;;
 	esac
-done < <(cat "${frags[@]}")
+done
 [ "$bad" = 0 ] || die "config fragment did not survive olddefconfig"
 
 # Objects the last good build of this profile compiled: the next one's

@@ -4,9 +4,11 @@
 # make check: the project's test command.
 #
 #  1. install missing Debian packages (root; apt-get update first)
-#  2. host tests (`make test-host`), counting their "N passed, N failed" lines,
-#     and a short fuzz pass (`make fuzz`, KUNWIND_FUZZ_SECONDS each target)
-#  3. build or reuse the test kernel (scripts/build-kernel.sh, cached)
+#  2. build or reuse the test kernel (scripts/build-kernel.sh, cached)
+#  3. host tests (`make test-host`), counting their "N passed, N failed" lines,
+#     and a short fuzz pass (`make fuzz`, KUNWIND_FUZZ_SECONDS each target);
+#     the differential tests get this run's kernel (KUW_DIFF_VMLINUX,
+#     KUW_DIFF_KDIR), not whatever build is newest in the shared cache
 #  4. build kunwind.ko and the test modules (kunit/) against it, out of tree
 #  5. boot it in QEMU (-smp 2) with a busybox initramfs whose /init
 #     (scripts/init/check.sh) loads kunwind.ko and every test module (KUnit
@@ -31,6 +33,16 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 LOGDIR="$CACHE/logs"
 mkdir -p "$LOGDIR"
+
+# --- test kernel -------------------------------------------------------
+# First: tests/difftest.sh compares kunwind-dump with binutils on a test
+# kernel and builds a module against one; left to itself it takes the
+# newest build in the cache, which on a shared machine may be another
+# profile's, even another architecture's, still being built.
+KDIR=$("$REPO/scripts/build-kernel.sh")
+stamp "test kernel: $KDIR"
+export KUW_DIFF_VMLINUX=${KUW_DIFF_VMLINUX:-$KDIR/vmlinux}
+export KUW_DIFF_KDIR=${KUW_DIFF_KDIR:-$KDIR}
 
 # --- host tests -------------------------------------------------------
 hp=0 hf=0 hs=0
@@ -73,10 +85,7 @@ if [ "$fsec" != 0 ]; then
 	stamp "fuzz: $fp targets clean, $ff failed"
 fi
 
-# --- test kernel and modules -------------------------------------------
-KDIR=$("$REPO/scripts/build-kernel.sh")
-stamp "test kernel: $KDIR"
-
+# --- modules -----------------------------------------------------------
 stamp "building kunwind.ko and test modules"
 if ! kuw_build_modules "$KDIR" "$WORK"; then
 	cp "$WORK/modules.log" "$LOGDIR/modules-last.log"

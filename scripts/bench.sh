@@ -38,8 +38,11 @@ files=("/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko"
 	"${files[@]}"
 
 mode=${BENCH_MODE:-both}
-LT="$CACHE/logs/bench-time-last.log"
-LI="$CACHE/logs/bench-icount-last.log"
+# In this run's directory, copied to the cache's logs/ at the end (the
+# cache is shared, see check.sh).
+LT="$WORK/bench-time-last.log"
+LI="$WORK/bench-icount-last.log"
+trap 'cp -f "$LT" "$LI" "$CACHE/logs/" 2>/dev/null; rm -rf "$WORK"' EXIT
 tmo=${KUNWIND_TIMEOUT:-900}
 if [ "$mode" != icount ]; then
 	rm -f "$LT"
@@ -72,6 +75,7 @@ done
 accel=$(kuw_accel "$KDIR/arch/x86/boot/bzImage")
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 python3 - "$mode" "$LT" "$LI" "$accel" "$(nproc)" "$cpu" <<'EOF'
+import os
 import re
 import sys
 
@@ -174,8 +178,9 @@ for o, s, f, rows, rules, b, ns in builds:
 
 ok = (mode == "time" and T["ok"]) or (mode != "time" and I["ok"])
 if not ok:
-    print("bench: the benchmark did not run to the end (see %s)"
-          % (li if mode != "time" else lt))
+    print("bench: the benchmark did not run to the end (see logs/%s in"
+          " the test bed's cache)"
+          % os.path.basename(li if mode != "time" else lt))
     sys.exit(1)
 R = I if mode != "time" else T
 unit = "insns" if mode != "time" else "ns"

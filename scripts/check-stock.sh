@@ -143,10 +143,12 @@ fi
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
-L="$CACHE/logs/stock-last.log"
+# In this run's directory, then copied: the cache is shared (see check.sh).
+L="$WORK/stock-last.log"
 stamp "booting Debian's kernel (~10 s under TCG)"
 kuw_qemu "$VMLINUZ" "$WORK/initrd.gz" "$L" "${KUNWIND_TIMEOUT:-300}" \
 	"tsc_early_khz=$(kuw_tsc_khz)" 512M || true
-stamp "guest ended (log: $L)"
+cp -f "$L" "$CACHE/logs/"
+stamp "guest ended (log: $CACHE/logs/stock-last.log)"
 python3 "$REPO/scripts/ktap.py" "$L" | grep '^guest: ' || true
 summary --ktap "$HK" "$L"

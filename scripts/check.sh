@@ -30,9 +30,13 @@ kuw_deps
 stamp "dependencies ok"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-check.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# Logs are written in this run's directory and copied to the cache's
+# logs/ at the end: runs from several work trees share the cache, and a
+# log another run rewrites under us would be parsed as ours.
 LOGDIR="$CACHE/logs"
-mkdir -p "$LOGDIR"
+RUNLOG="$WORK/logs"
+mkdir -p "$LOGDIR" "$RUNLOG"
+trap 'cp -f "$RUNLOG"/* "$LOGDIR"/ 2>/dev/null; rm -rf "$WORK"' EXIT
 
 # --- test kernel -------------------------------------------------------
 # First: tests/difftest.sh compares kunwind-dump with binutils on a test
@@ -49,11 +53,11 @@ hp=0 hf=0 hs=0
 stamp "host tests: make test-host"
 set +e
 make -C "$REPO" --no-print-directory B="$WORK/host" test-host 2>&1 |
-	tee "$LOGDIR/host-last.log"
+	tee "$RUNLOG/host-last.log"
 hrc=${PIPESTATUS[0]}
 set -e
 counts=$(sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
-	"$LOGDIR/host-last.log")
+	"$RUNLOG/host-last.log")
 while read -r p f s; do
 	[ -n "$p" ] || continue
 	hp=$((hp + p)) hf=$((hf + f)) hs=$((hs + ${s:-0}))
@@ -70,13 +74,13 @@ if [ "$fsec" != 0 ]; then
 	stamp "fuzz: make fuzz FUZZ_SECONDS=$fsec (KUNWIND_FUZZ_SECONDS=0 skips)"
 	set +e
 	make -C "$REPO" --no-print-directory B="$WORK/host" \
-		FUZZ_SECONDS="$fsec" fuzz 2>&1 | tee "$LOGDIR/fuzz-last.log"
+		FUZZ_SECONDS="$fsec" fuzz 2>&1 | tee "$RUNLOG/fuzz-last.log"
 	frc=${PIPESTATUS[0]}
 	set -e
 	fp=$(grep -c -E '^fuzz fuzz_[a-z0-9_]+: [0-9]+ execs in .* 0 findings$' \
-		"$LOGDIR/fuzz-last.log" || true)
+		"$RUNLOG/fuzz-last.log" || true)
 	ff=$(grep -c -E '^fuzz fuzz_[a-z0-9_]+: (FINDING|build failed|regression)' \
-		"$LOGDIR/fuzz-last.log" || true)
+		"$RUNLOG/fuzz-last.log" || true)
 	if [ "$frc" != 0 ] && [ "$ff" = 0 ]; then
 		log "make fuzz failed (exit $frc) without naming a target"
 		ff=1
@@ -88,7 +92,7 @@ fi
 # --- modules -----------------------------------------------------------
 stamp "building kunwind.ko and test modules"
 if ! kuw_build_modules "$KDIR" "$WORK"; then
-	cp "$WORK/modules.log" "$LOGDIR/modules-last.log"
+	cp "$WORK/modules.log" "$RUNLOG/modules-last.log"
 	echo "$hp passed, $((hf + 1)) failed$([ "$hs" = 0 ] || echo ", $hs skipped")"
 	exit 1
 fi
@@ -114,7 +118,7 @@ if [ -f "${hooks[0]}" ]; then
 		    gcc -std=gnu11 -O2 -static -Wno-unused-parameter \
 			-Iinclude/kunwind -Imodule/engine -Itools -o "$WORK/kunwind-dump" \
 			tools/*.c $(for e in $eng; do echo "module/engine/$e.c"; done)) \
-			>"$LOGDIR/dump-static.log" 2>&1; then
+			>"$RUNLOG/dump-static.log" 2>&1; then
 			files+=("/usr/bin/kunwind-dump=$WORK/kunwind-dump")
 		else
 			log "note: static kunwind-dump did not build (see $LOGDIR/dump-static.log)"
@@ -131,13 +135,13 @@ fi
 mem=512M
 tmo=${KUNWIND_TIMEOUT:-600}
 [ "$KCONFIG" = base ] || tmo=${KUNWIND_TIMEOUT:-900}
-guestlog="$LOGDIR/check-$KCONFIG-last.log"
+guestlog="$RUNLOG/check-$KCONFIG-last.log"
 stamp "guest: loading modules, running KUnit suites"
 qrc=0
 kuw_qemu "$KDIR/arch/x86/boot/bzImage" "$WORK/initrd.gz" "$guestlog" "$tmo" \
 	"tsc_early_khz=$(kuw_tsc_khz)" "$mem" || qrc=$?
 [ "$qrc" = 124 ] && log "guest TIMEOUT after ${tmo}s"
-stamp "guest ended (log: $guestlog)"
+stamp "guest ended (log: $LOGDIR/${guestlog##*/})"
 
 # One parser for every guest-side result: KUnit's KTAP from the kernel,
 # the guest's own KTAP document (scripts/init/check.sh and the checks it
@@ -162,11 +166,11 @@ sp=0 sf=0 ss=0
 if [ "$KCONFIG" = base ] && [ "${KUNWIND_STOCK:-1}" = 1 ]; then
 	stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
 	set +e
-	"$REPO/scripts/check-stock.sh" 2>&1 | tee "$LOGDIR/check-stock-last.out"
+	"$REPO/scripts/check-stock.sh" 2>&1 | tee "$RUNLOG/check-stock-last.out"
 	set -e
 	read -r sp sf ss < <(sed -n -E \
 		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
-		"$LOGDIR/check-stock-last.out" | tail -n 1) || true
+		"$RUNLOG/check-stock-last.out" | tail -n 1) || true
 	[ -n "${sp:-}" ] || { sp=0 sf=1; log "check-stock did not finish"; }
 	ss=${ss:-0}
 	stamp "stock: $sp passed, $sf failed, $ss skipped"
@@ -174,7 +178,7 @@ fi
 
 p=$((hp + gp + sp)) f=$((hf + gf + sf)) s=$((hs + gs + ss))
 if [ "$f" != 0 ]; then
-	log "FAILED (host log: $LOGDIR/host-last.log, guest log: $guestlog)"
+	log "FAILED (host log: $LOGDIR/host-last.log, guest log: $LOGDIR/${guestlog##*/})"
 fi
 if [ "$s" != 0 ]; then
 	echo "$p passed, $f failed, $s skipped"

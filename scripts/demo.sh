@@ -20,11 +20,13 @@ kuw_build_modules "$KDIR" "$WORK"
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko"
 
-L="$CACHE/logs/demo-last.log"
+# In this run's directory, then copied: the cache is shared (see check.sh).
+L="$WORK/demo-last.log"
 rc=0
 kuw_qemu "$KDIR/arch/x86/boot/bzImage" "$WORK/initrd.gz" "$L" \
 	"${KUNWIND_TIMEOUT:-300}" "tsc_early_khz=$(kuw_tsc_khz)" 512M || rc=$?
 [ "$rc" = 0 ] || log "guest did not end cleanly (status $rc)"
+cp -f "$L" "$CACHE/logs/"
 
 echo
 echo "=== kunwind's tables (/sys/kernel/debug/kunwind/tables)"
@@ -44,7 +46,7 @@ if ! grep -q "kunwind: Call Trace:" "$L"; then
 	echo "(kunwind printed no trace: its oops hook is not in this build yet)"
 fi
 echo
-echo "full serial log: $L"
+echo "full serial log: $CACHE/logs/demo-last.log"
 # The guest's own results (the oops is expected: --allow-oops).
 if ! summary=$(python3 "$REPO/scripts/ktap.py" --quiet --allow-oops "$L"); then
 	printf '%s\n' "$summary" >&2

@@ -241,13 +241,22 @@ static noinline int shape_regs(int d, struct bench_ctx *c);
 static noinline int shape_alloca(int d, struct bench_ctx *c);
 static noinline int shape_small(int d, struct bench_ctx *c);
 
-/* Direct calls, no dispatcher frame between two levels. */
-#define BENCH_NEXT(d, c)						\
-	((d) <= 0 ? bench_bottom(c) :					\
-	 ((d) & 3) == 0 ? shape_big((d) - 1, (c)) :			\
-	 ((d) & 3) == 1 ? shape_regs((d) - 1, (c)) :			\
-	 ((d) & 3) == 2 ? shape_alloca((d) - 1, (c)) :			\
-			  shape_small((d) - 1, (c)))
+/* Direct calls, no dispatcher frame between two levels: always inlined. */
+static __always_inline int bench_next(int d, struct bench_ctx *c)
+{
+	if (d <= 0)
+		return bench_bottom(c);
+	switch (d & 3) {
+	case 0:
+		return shape_big(d - 1, c);
+	case 1:
+		return shape_regs(d - 1, c);
+	case 2:
+		return shape_alloca(d - 1, c);
+	default:
+		return shape_small(d - 1, c);
+	}
+}
 
 /* A large frame: sub $N, %rsp with N in the hundreds. */
 static noinline int shape_big(int d, struct bench_ctx *c)
@@ -257,7 +266,7 @@ static noinline int shape_big(int d, struct bench_ctx *c)
 
 	buf[d % 40] = c->seed[0] + d;
 	barrier_data(buf);
-	ret = BENCH_NEXT(d, c);
+	ret = bench_next(d, c);
 	barrier_data(buf);
 	return ret + (int)buf[(d + 3) % 40];
 }
@@ -270,7 +279,7 @@ static noinline int shape_regs(int d, struct bench_ctx *c)
 	u64 g = READ_ONCE(c->seed[4]) + 2 * d;
 	int ret;
 
-	ret = BENCH_NEXT(d, c);
+	ret = bench_next(d, c);
 	return (int)(((ret + a) * b) ^ ((e + ret) * f) ^ (g - ret) ^
 		     (a * g + ret));
 }
@@ -283,7 +292,7 @@ static noinline int shape_alloca(int d, struct bench_ctx *c)
 
 	p[0] = d;
 	barrier_data(p);
-	ret = BENCH_NEXT(d, c);
+	ret = bench_next(d, c);
 	barrier_data(p);
 	return ret + p[0];
 }
@@ -291,12 +300,12 @@ static noinline int shape_alloca(int d, struct bench_ctx *c)
 /* A small frame: just the alignment slot. */
 static noinline int shape_small(int d, struct bench_ctx *c)
 {
-	return BENCH_NEXT(d, c) + 1;
+	return bench_next(d, c) + 1;
 }
 
 static noinline int bench_chain(int depth, struct bench_ctx *c)
 {
-	return BENCH_NEXT(depth, c);
+	return bench_next(depth, c);
 }
 
 /* The chain's result is used, so no level may drop its work. */

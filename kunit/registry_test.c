@@ -27,13 +27,15 @@ MODULE_PARM_DESC(churn_ko, "path of churn_payload.ko in the guest");
 
 #define CHURN "churn_payload"
 
+/* call_usermodehelper() takes char **: neither array can be const. */
+static char *kt_envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
+			   NULL };
+
 static int kt_run(const char *prog, const char *arg)
 {
-	char *argv[] = { (char *)prog, (char *)arg, NULL };
-	static char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
-				NULL };
+	char *argv[3] = { (char *)prog, (char *)arg, NULL };
 
-	return call_usermodehelper(prog, argv, envp, UMH_WAIT_PROC);
+	return call_usermodehelper(prog, argv, kt_envp, UMH_WAIT_PROC);
 }
 
 static const char *kt_tool(const char *name)

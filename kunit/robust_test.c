@@ -56,6 +56,7 @@
 #include "kunwind.h"
 #include "arch.h"
 #include "sframe.h"
+#include "robust_test.h"
 
 /*
  * The campaigns' sizes and seed.  Constants, not module parameters: KUnit
@@ -82,15 +83,13 @@ static const uint mutations = ROBUST_MUTATIONS;
 static const uint garbage_runs = ROBUST_GARBAGE_RUNS;
 static const uint garbage_orc = ROBUST_GARBAGE_ORC;
 
-/* Labels at offset 0 of this module's unwind sections. */
+/* Labels at offset 0 of this module's unwind sections (robust_test.h). */
 asm(".pushsection .eh_frame,\"a\",@progbits\n"
 	"robust_ehf_start:\n"
 	".popsection\n"
 	".pushsection .sframe,\"a\",@progbits\n"
 	"robust_sfr_start:\n"
 	".popsection\n");
-extern const u8 robust_ehf_start[];
-extern const u8 robust_sfr_start[];
 
 /* ---- kunwind.ko's engine, found by name ---- */
 

@@ -30,8 +30,7 @@ KDIR=$("$REPO/scripts/build-kernel.sh")
 log "building kunwind.ko and kunit/bench.ko"
 kuw_build_modules "$KDIR" "$WORK"
 [ -f "$WORK/src/kunit/bench.ko" ] || die "kunit/bench.ko was not built"
-files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
-	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko"
+files=("/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko"
 	"/lib/kunwind/kunit/bench.ko=$WORK/src/kunit/bench.ko")
 [ -f "$WORK/src/kunit/demo_oops.ko" ] &&
 	files+=("/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko")
@@ -39,8 +38,11 @@ files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
 	"${files[@]}"
 
 mode=${BENCH_MODE:-both}
-LT="$CACHE/logs/bench-time-last.log"
-LI="$CACHE/logs/bench-icount-last.log"
+# In this run's directory, copied to the cache's logs/ at the end (the
+# cache is shared, see check.sh).
+LT="$WORK/bench-time-last.log"
+LI="$WORK/bench-icount-last.log"
+trap 'cp -f "$LT" "$LI" "$CACHE/logs/" 2>/dev/null; rm -rf "$WORK"' EXIT
 tmo=${KUNWIND_TIMEOUT:-900}
 if [ "$mode" != icount ]; then
 	rm -f "$LT"
@@ -63,9 +65,17 @@ if [ "$mode" != time ]; then
 		512M || log "-icount boot did not end cleanly"
 fi
 
+# The guests' own results (module loads), through the test bed's parser;
+# shown, not fatal: the numbers below say whether the benchmark ran.
+for l in "$LT" "$LI"; do
+	[ -f "$l" ] || continue
+	python3 "$REPO/scripts/ktap.py" --quiet "$l" | sed "s|^|[kunwind] $(basename "$l"): |" >&2 || true
+done
+
 accel=$(kuw_accel "$KDIR/arch/x86/boot/bzImage")
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 python3 - "$mode" "$LT" "$LI" "$accel" "$(nproc)" "$cpu" <<'EOF'
+import os
 import re
 import sys
 
@@ -187,8 +197,9 @@ for o, s, f, rows, rules, b, ns in builds:
 
 ok = (mode == "time" and T["ok"]) or (mode != "time" and I["ok"])
 if not ok:
-    print("bench: the benchmark did not run to the end (see %s)"
-          % (li if mode != "time" else lt))
+    print("bench: the benchmark did not run to the end (see logs/%s in"
+          " the test bed's cache)"
+          % os.path.basename(li if mode != "time" else lt))
     sys.exit(1)
 R = I if mode != "time" else T
 unit = "insns" if mode != "time" else "ns"

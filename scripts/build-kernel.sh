@@ -12,7 +12,19 @@
 # ccache, target `all` (so Module.symvers exists and modpost checks module
 # links).  The build dir is keyed on a hash of everything that goes in, so a
 # second run reuses it and any change to a fragment or patch rebuilds.
+#
+# Progress goes to stderr: each stage (untar, patch, config, build, checks)
+# with the time since the start, and during the untar and the build one
+# line a minute (KUNWIND_TICK seconds) with the objects compiled so far.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+
+t0=$(date +%s)
+# stage N TEXT: "[kunwind] kernel (base) 2/5 patch [0m41s]: TEXT"
+stage() {
+	log "kernel ($KCONFIG) $1/5 ${2%%:*} [$(kuw_dur $(($(date +%s) - t0)))]:${2#*:}"
+}
+trap kuw_ticker_stop EXIT
 
 frags=("$REPO/scripts/kconfig/base.config")
 if [ "$KCONFIG" != base ]; then
@@ -36,10 +48,28 @@ SRC="$CACHE/src/linux-6.1-$src_key"
 OUT="$CACHE/kbuild/$KCONFIG-$build_key"
 mkdir -p "$CACHE/src" "$CACHE/kbuild"
 
+# The newest kernel build in the cache and where it is.
+other_build() {
+	local l
+	# shellcheck disable=SC2012 # cache paths, no odd names
+	l=$(ls -t "$CACHE"/kbuild/*/build.log 2>/dev/null | head -n 1)
+	[ -z "$l" ] || echo "$(basename "$(dirname "$l")"): $(kuw_kbuild_status "$l")"
+}
+
+# A finished build is reused without the lock (.kuw-done is written last),
+# so a warm run does not queue behind another profile's cold build.
+if [ -f "$OUT/.kuw-done" ]; then
+	log "reusing test kernel $OUT"
+	echo "$OUT"
+	exit 0
+fi
+
 exec 9>"$CACHE/kbuild.lock"
 if ! flock -n 9; then
-	log "another kernel build is running; waiting for it"
+	log "another kernel build is running (lock $CACHE/kbuild.lock); waiting for it"
+	kuw_ticker_start "waiting for the other kernel build" other_build
 	flock 9
+	kuw_ticker_stop
 fi
 
 if [ -f "$OUT/.kuw-done" ]; then
@@ -49,20 +79,24 @@ if [ -f "$OUT/.kuw-done" ]; then
 fi
 
 if [ ! -f "$SRC/.kuw-ok" ]; then
-	log "untarring $(basename "$tarball") into $SRC"
+	stage 1 "untar: $(basename "$tarball") into $SRC (once per source; ~1 min)"
 	rm -rf "$SRC" "$SRC.tmp"
 	mkdir -p "$SRC.tmp"
+	kuw_ticker_start "kernel ($KCONFIG) untarring" du -sh "$SRC.tmp"
 	tar -xf "$tarball" -C "$SRC.tmp" --strip-components=1
+	kuw_ticker_stop
 	for p in "${patches[@]}"; do
-		log "applying $(basename "$p")"
+		stage 2 "patch: $(basename "$p")"
 		patch -d "$SRC.tmp" -p1 --forward --quiet <"$p" ||
 			die "patch $(basename "$p") does not apply"
 	done
 	touch "$SRC.tmp/.kuw-ok"
 	mv "$SRC.tmp" "$SRC"
+else
+	stage 2 "source: reusing $SRC (untarred and patched)"
 fi
 
-log "configuring $KCONFIG kernel in $OUT"
+stage 3 "config: tinyconfig + $(printf '%s ' "${frags[@]##*/}")in $OUT"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 export CCACHE_DIR="$CACHE/ccache"
@@ -79,37 +113,59 @@ kmake -s tinyconfig >/dev/null
 kmake -s olddefconfig >>"$OUT/config.log" 2>&1
 
 # Every fragment line must survive olddefconfig (KALLSYMS_ALL, for one,
-# silently vanishes without DEBUG_KERNEL).
+# silently vanishes without DEBUG_KERNEL).  A later fragment overrides an
+# earlier one (fp.config turns base.config's ORC off), as merge_config.sh
+# does: the last line about an option is the one checked.
 bad=0
+declare -A want=()
+order=()
 while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) opt=${line%%=*} ;;
+	"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} ;;
+	*) continue ;;
+	esac
+	[ -n "${want[$opt]+set}" ] || order+=("$opt")
+	want[$opt]=$line
+done < <(cat "${frags[@]}")
+for opt in "${order[@]}"; do
+	line=${want[$opt]}
 	case "$line" in
 	CONFIG_*=*)
 		grep -qx "$line" "$OUT/.config" ||
 			{ log "config lost: $line"; bad=1; } ;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }
-		opt=${opt%% *}
+	*)
 		if grep -q "^$opt=" "$OUT/.config"; then
 			log "config lost: $line"
 			bad=1
 		fi ;;
 	esac
-done < <(cat "${frags[@]}")
+done
 [ "$bad" = 0 ] || die "config fragment did not survive olddefconfig"
 
-log "building kernel (make -j$JOBS all; ~4-5 min cold on 2 cores)"
+# Objects the last good build of this profile compiled: the next one's
+# progress says "N of ~M".
+count_f="$CACHE/kbuild/$KCONFIG.objects"
+expect=$(cat "$count_f" 2>/dev/null || true)
+stage 4 "build: make -j$JOBS all (vmlinux, bzImage, modules; log $OUT/build.log); cold: 2-5 min on a quiet 2-core machine, 15+ when it is loaded; ccache makes rebuilds ~1 min"
 start=$(date +%s)
+kuw_ticker_start "building kernel ($KCONFIG)" kuw_kbuild_status "$OUT/build.log" "$expect"
 if ! kmake -j"$JOBS" all >"$OUT/build.log" 2>&1; then
+	kuw_ticker_stop
 	tail -n 40 "$OUT/build.log" >&2
 	die "kernel build failed (log: $OUT/build.log)"
 fi
+kuw_ticker_stop
+stage 5 "checks: warnings, section symbols in System.map"
 if grep -E "warning: orphan section|objtool: .*warning|WARNING: modpost" "$OUT/build.log" >&2; then
 	log "note: warnings above in the kernel build"
 fi
 for s in __eh_frame_start __eh_frame_end __sframe_start __sframe_end; do
 	grep -q " $s\$" "$OUT/System.map" || die "$s missing from System.map"
 done
-log "kernel built in $(( $(date +%s) - start ))s"
+n=$(grep -c -E '^  (CC|AS)( \[M\])? ' "$OUT/build.log" || true)
+[ "${n:-0}" -lt 100 ] || echo "$n" >"$count_f"
+log "kernel ($KCONFIG) built in $(kuw_dur $(($(date +%s) - start))) ($n objects; $(kuw_dur $(($(date +%s) - t0))) in all)"
 touch "$OUT/.kuw-done"
 
 # Keep the cache bounded: drop other builds of this profile.

@@ -14,7 +14,9 @@
 #  4. boot the stock kernel in QEMU with a busybox initramfs: insmod both,
 #     check kunwind's debugfs `tables` lists demo_oops and `rules` answers
 #
-# Last line: "N passed, N failed" (", N skipped" when some are).
+# Results are KTAP: the host-side steps (builds, dkms) in a KTAP file, the
+# guest's (scripts/init/stock.sh) on the serial console; scripts/ktap.py
+# parses both.  Last line: "N passed, N failed" (", N skipped" when some are).
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
@@ -23,13 +25,37 @@ kuw_deps
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-stock.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$CACHE/logs"
-hp=0 hf=0 hs=0
-hres() { # host-side result: ok|fail|skip NAME
+# Host-side results, a KTAP document of 4: the two builds, the payload's
+# sections, dkms.
+HK="$WORK/host.ktap"
+printf 'KTAP version 1\n1..4\n' >"$HK"
+hn=0
+hres() { # ok|fail|skip NAME [SKIP REASON]
+	local line
+	hn=$((hn + 1))
 	case $1 in
-	ok) hp=$((hp + 1)); echo "host: ok $2" ;;
-	skip) hs=$((hs + 1)); echo "host: ok $2 # SKIP" ;;
-	*) hf=$((hf + 1)); echo "host: not ok $2" ;;
+	ok) line="ok $hn $2" ;;
+	skip) line="ok $hn $2 # SKIP ${3:-}" ;;
+	*) line="not ok $hn $2" ;;
 	esac
+	echo "$line" >>"$HK"
+	echo "host: $line"
+}
+# summary ARGS...: scripts/ktap.py on the results; its failures, then the
+# last line.
+summary() {
+	local out p f s
+	out=$(python3 "$REPO/scripts/ktap.py" --quiet "$@") || true
+	printf '%s\n' "$out" | sed '$d'
+	read -r p f s < <(printf '%s\n' "$out" | tail -n 1 |
+		sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
+	[ -n "${p:-}" ] || { p=0 f=1 s=0; }
+	if [ "$s" != 0 ]; then
+		echo "$p passed, $f failed, $s skipped"
+	else
+		echo "$p passed, $f failed"
+	fi
+	[ "$f" = 0 ]
 }
 
 # --- stock kernel and headers ------------------------------------------
@@ -67,11 +93,19 @@ if kuw_build_modules "$KDIR" "$WORK"; then
 	hres ok "build kunwind.ko against linux-headers-$kver"
 else
 	hres fail "build kunwind.ko against linux-headers-$kver"
-	echo "$hp passed, $hf failed"
+	for t in "build demo_oops.ko (payload)" \
+		"demo_oops.ko carries .eh_frame and .sframe" \
+		"dkms add/build/install against linux-headers-$kver"; do
+		hres skip "$t" "kunwind.ko did not build"
+	done
+	summary --ktap "$HK"
 	exit 1
 fi
-[ -f "$WORK/src/kunit/demo_oops.ko" ] && hres ok "build demo_oops.ko (payload)" ||
+if [ -f "$WORK/src/kunit/demo_oops.ko" ]; then
+	hres ok "build demo_oops.ko (payload)"
+else
 	hres fail "build demo_oops.ko (payload)"
+fi
 secs=$(readelf -SW "$WORK/src/kunit/demo_oops.ko")
 if grep -q ' \.eh_frame ' <<<"$secs" && grep -q ' \.sframe ' <<<"$secs"; then
 	hres ok "demo_oops.ko carries .eh_frame and .sframe"
@@ -101,32 +135,20 @@ if [ "$(id -u)" = 0 ] && { kuw_have_pkg dkms || kuw_install dkms; }; then
 		hres fail "dkms add/build/install against linux-headers-$kver"
 	fi
 else
-	hres skip "dkms (not installable here)"
+	hres skip "dkms add/build/install against linux-headers-$kver" "dkms not installable here"
 fi
 
 # --- boot the stock kernel ----------------------------------------------
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/stock.sh" \
-	"/etc/kuw-common.sh=$REPO/scripts/init/common.sh" \
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
-L="$CACHE/logs/stock-last.log"
+# In this run's directory, then copied: the cache is shared (see check.sh).
+L="$WORK/stock-last.log"
 stamp "booting Debian's kernel (~10 s under TCG)"
 kuw_qemu "$VMLINUZ" "$WORK/initrd.gz" "$L" "${KUNWIND_TIMEOUT:-300}" \
 	"tsc_early_khz=$(kuw_tsc_khz)" 512M || true
-grep -E "kuw-guest: (not )?ok" "$L" | sed 's/.*kuw-guest: /guest: /' || true
-set +e
-summary=$(python3 "$REPO/scripts/ktap.py" "$L")
-set -e
-printf '%s\n' "$summary" | grep -v '^guest: [0-9]* passed' || true
-read -r gp gf gs < <(printf '%s\n' "$summary" |
-	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
-[ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
-stamp "guest ended (log: $L)"
-p=$((hp + gp)) f=$((hf + gf)) s=$((hs + gs))
-if [ "$s" != 0 ]; then
-	echo "$p passed, $f failed, $s skipped"
-else
-	echo "$p passed, $f failed"
-fi
-[ "$f" = 0 ]
+cp -f "$L" "$CACHE/logs/"
+stamp "guest ended (log: $CACHE/logs/stock-last.log)"
+python3 "$REPO/scripts/ktap.py" "$L" | grep '^guest: ' || true
+summary --ktap "$HK" "$L"

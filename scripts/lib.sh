@@ -34,6 +34,75 @@ KUW_KCFLAGS="-fasynchronous-unwind-tables -Wa,--gsframe"
 log() { printf '[kunwind] %s\n' "$*" >&2; }
 die() { printf '[kunwind] error: %s\n' "$*" >&2; exit 1; }
 
+# kuw_dur SECONDS: "4m05s" (or "35s").
+kuw_dur() {
+	if [ "$1" -ge 60 ]; then
+		printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+	else
+		printf '%ds' "$1"
+	fi
+}
+
+# Progress of long steps (kernel untar and build, module build): one plain
+# line every KUNWIND_TICK seconds (default 60) on stderr, the same on a
+# terminal, a pipe or a CI log.
+#
+#   kuw_ticker_start LABEL CMD...   every tick: "[kunwind] LABEL: <elapsed>,
+#                                   <what CMD prints>" (CMD: a short status)
+#   kuw_ticker_stop                 end it (also safe when none runs)
+#
+# The ticker is a background subshell that also ends by itself when the
+# script that started it is gone (a non-interactive shell's background jobs
+# ignore Ctrl-C).  Its stdout goes to stderr: a caller capturing stdout
+# (KDIR=$(scripts/build-kernel.sh)) is not kept waiting on it.
+KUW_TICKER=
+kuw_ticker_start() {
+	local label=$1
+	shift
+	kuw_ticker_stop
+	(
+		owner=$$ start=$(date +%s) s=
+		trap '[ -z "$s" ] || kill "$s" 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep "${KUNWIND_TICK:-60}" &
+			s=$!
+			wait "$s"
+			s=
+			kill -0 "$owner" 2>/dev/null || exit 0
+			st=$("$@" 2>/dev/null || true)
+			log "$label: $(kuw_dur $(($(date +%s) - start)))${st:+, $st}"
+		done
+	) >&2 &
+	KUW_TICKER=$!
+}
+kuw_ticker_stop() {
+	[ -n "$KUW_TICKER" ] || return 0
+	kill "$KUW_TICKER" 2>/dev/null || true
+	wait "$KUW_TICKER" 2>/dev/null || true
+	KUW_TICKER=
+}
+
+# kuw_kbuild_status LOG [EXPECTED]: where a kbuild run is, from its log
+# (the "  CC      dir/file.o" lines of a non-verbose make): objects
+# compiled so far (of about EXPECTED), what it is doing, the last target.
+kuw_kbuild_status() {
+	local logf=$1 expect=${2:-} n last what
+	n=$(grep -c -E '^  (CC|AS)( \[M\])? ' "$logf" 2>/dev/null || true)
+	last=$(grep -E '^  [A-Z][A-Z0-9_]* ' "$logf" 2>/dev/null | tail -n 1 || true)
+	case $last in
+	"  CC [M]"* | "  LD [M]"* | "  MODPOST"* | "  MODINFO"* | "  BTF [M]"*)
+		what="modules" ;;
+	*"arch/x86/boot"* | *bzImage*) what="bzImage" ;;
+	*vmlinux* | "  KSYMS"* | "  SYSMAP"* | "  SORTTAB"*) what="linking vmlinux" ;;
+	"  CC "* | "  AS "* | "  AR "* | "  HOSTCC"* | "  HOSTLD"*) what="compiling" ;;
+	"") what="starting" ;;
+	*) what="${last#  }" what=${what%% *} what=${what,,} ;;
+	esac
+	last=${last##* }
+	printf '%s objects%s, %s%s' "$n" "${expect:+ of ~$expect}" "$what" \
+		"${last:+ ($last)}"
+}
+
 # Debian packages the test bed needs.  Installed with apt-get when missing
 # (root only); otherwise we stop and say what is missing.
 KUW_PKGS="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison
@@ -131,6 +200,7 @@ kuw_qemu() {
 	accel=$(kuw_accel "$kernel")
 	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
 	log "booting $(basename "$kernel") ($accel, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	# shellcheck disable=SC2086 # QEMU_EXTRA: several options, split
 	timeout -k 5 "$tmo" qemu-system-x86_64 \
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
@@ -150,12 +220,16 @@ kuw_build_modules() {
 	mkdir -p "$work/src"
 	rsync -a --delete --exclude=.git --exclude=/build --exclude='*.o' \
 		--exclude='*.ko' --exclude='.*.cmd' "$REPO/" "$work/src/"
+	kuw_ticker_start "building kunwind.ko and kunit/*.ko" \
+		kuw_kbuild_status "$work/modules.log"
 	if ! make -C "$kdir" M="$work/src" -j"$JOBS" modules \
 		>"$work/modules.log" 2>&1; then
+		kuw_ticker_stop
 		cat "$work/modules.log" >&2
 		log "module build failed"
 		return 1
 	fi
+	kuw_ticker_stop
 	grep -E "warning|WARNING" "$work/modules.log" >&2 || true
 	[ -f "$work/src/kunwind.ko" ] || { log "kunwind.ko was not built"; return 1; }
 }

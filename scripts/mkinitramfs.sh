@@ -6,20 +6,24 @@
 #   scripts/mkinitramfs.sh OUT.cpio.gz INIT [DEST=SRC]...
 #
 # The image has busybox-static as /bin/busybox (applets are installed by
-# INIT with `busybox --install -s`), /dev/console, INIT as /init, and each
-# SRC file at DEST (parent dirs created, mode kept: executables stay 0755).
+# INIT with `busybox --install -s`), /dev/console, INIT as /init, the
+# guest-side helpers every /init and check sources (/etc/kuw-common.sh,
+# /etc/kuw-ktap.sh from scripts/init/), and each SRC file at DEST (parent
+# dirs created, mode kept: executables stay 0755).
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 2 ] || die "usage: $0 OUT INIT [DEST=SRC]..."
 out=$1 init=$2
 shift 2
+set -- "/etc/kuw-common.sh=$REPO/scripts/init/common.sh" \
+	"/etc/kuw-ktap.sh=$REPO/scripts/init/ktap.sh" "$@"
 
 # gen_init_cpio: one C file from the kernel source; build it once into the
 # cache (works for the stock-kernel check too, which has no kernel tree).
 gic="$CACHE/bin/gen_init_cpio"
 if [ ! -x "$gic" ]; then
 	mkdir -p "$CACHE/bin"
-	srcf=$(ls "$CACHE"/src/linux-6.1-*/usr/gen_init_cpio.c 2>/dev/null | head -n 1 || true)
+	srcf=$(find "$CACHE"/src -maxdepth 3 -path '*/linux-6.1-*/usr/gen_init_cpio.c' 2>/dev/null | head -n 1 || true)
 	if [ -n "$srcf" ]; then
 		cp "$srcf" "$CACHE/bin/gen_init_cpio.c"
 	else

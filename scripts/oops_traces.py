@@ -10,18 +10,19 @@ The kernel's trace is the faulting function (RIP) and the first "Call
 Trace:" block of an oops, without its "?" lines (stale addresses found on
 the stack, not frames); kunwind's is the block that follows
 "kunwind: Call Trace:", and its "end of trace:" line says why it stopped.
+Test results are not read here: scripts/ktap.py parses those (and gives
+this script its reader of serial logs).
 """
+import os
 import re
 import sys
 
-TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap import kernel_messages  # noqa: E402  the test bed's log reader
 
 
 def messages(lines):
-    for raw in lines:
-        line = raw.rstrip('\n')
-        if TS.match(line):
-            yield TS.sub('', line, count=1)
+    return (m for _, m in kernel_messages(lines))
 
 
 def kernel_trace(msgs):

@@ -12,17 +12,18 @@
 #  2. each sleeping thread's trace agrees with /proc/PID/stack;
 #  3. the file keeps its result per open file: a second open does not see
 #     the first one's walk.
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
 D=/sys/kernel/debug/kunwind
 T=/tmp/kuw-bt
 mkdir -p $T
-n=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-notok() { n=$((n + 1)); echo "not ok $n $*"; }
 
 if [ ! -f $D/backtrace ]; then
+	ktap_plan 1
 	notok "debugfs kunwind/backtrace exists"
 	exit 0
 fi
+ktap_plan 3
 
 walk_all() {
 	exec 3<>$D/backtrace
@@ -35,12 +36,12 @@ walk_all $T/all
 tasks=$(grep -c '^task ' $T/all)
 ends=$(grep -c '^stop: end of stack' $T/all)
 rel=$(grep -c '^reliable: yes' $T/all)
-echo "# backtrace all: $tasks threads, $ends ended cleanly, $rel reliable"
+diag "backtrace all: $tasks threads, $ends ended cleanly, $rel reliable"
 if [ "$tasks" -gt 0 ] && [ "$ends" = "$tasks" ] && [ "$rel" = "$tasks" ]; then
 	ok "backtrace all: $tasks threads, every walk ends at the end, reliable"
 else
 	notok "backtrace all: $tasks threads, $ends ended, $rel reliable"
-	grep -B3 '^reliable: no' $T/all | head -40 | sed 's/^/# /'
+	grep -B3 '^reliable: no' $T/all | head -40 | diag
 fi
 
 # compare one thread: $1 pid, $2 file holding kunwind's block
@@ -76,12 +77,12 @@ for pid in $(awk '/^task /{print $2}' $T/all); do
 	0) good=$((good + 1)) ;;
 	2) gone=$((gone + 1)) ;;
 	*) bad=$((bad + 1))
-	   echo "# pid $pid differs: kunwind | /proc/$pid/stack"
-	   sed 's/^/#  /' $T/u
-	   sed 's/^/#  proc /' $T/k ;;
+	   diag "pid $pid differs: kunwind | /proc/$pid/stack"
+	   diag <$T/u
+	   sed 's/^/proc /' $T/k | diag ;;
 	esac
 done
-echo "# backtrace all vs /proc/PID/stack: $good agree, $bad differ, $gone without a stack"
+diag "backtrace all vs /proc/PID/stack: $good agree, $bad differ, $gone without a stack"
 if [ $good -gt 0 ] && [ $bad = 0 ]; then
 	ok "backtrace all agrees with /proc/PID/stack ($good of $((good + bad)) threads)"
 else
@@ -103,5 +104,5 @@ if grep -q 'vfs_write' $T/a; then
 	fi
 else
 	notok "backtrace keeps its result per open file (self walk missing)"
-	sed 's/^/# /' $T/a | head
+	head $T/a | diag
 fi

@@ -8,20 +8,19 @@
 # order, with no return_to_handler, to a reliable end (kunit/graph_payload.c).
 # The trace buffer must show f2 was traced.  Skipped on kernels without
 # the function-graph tracer.
-n=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-notok() { n=$((n + 1)); echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
+ktap_plan 1
 TR=/sys/kernel/tracing
 P=/sys/module/graph_payload/parameters/walk
 
 [ -d $TR ] || mount -t tracefs nodev $TR 2>/dev/null
 if [ ! -f $P ]; then
-	skip "function graph: graph_payload.ko not loaded"
+	skip "function graph" "graph_payload.ko not loaded"
 	exit 0
 fi
 if ! grep -qw function_graph $TR/available_tracers 2>/dev/null; then
-	skip "function graph: no function_graph tracer in this kernel"
+	skip "function graph" "no function_graph tracer in this kernel"
 	exit 0
 fi
 echo kuw_chain_f2 >$TR/set_ftrace_filter &&
@@ -30,7 +29,7 @@ echo >$TR/trace
 if echo 1 >$P; then r=0; else r=1; fi
 echo nop >$TR/current_tracer
 echo >$TR/set_ftrace_filter
-dmesg | grep 'graph_payload:' | tail -20 | sed 's/^/# /'
+dmesg | grep 'graph_payload:' | tail -20 | diag
 if ! grep -q kuw_chain_f2 $TR/trace; then
 	notok "function graph: the tracer did not trace kuw_chain_f2"
 elif [ $r = 0 ]; then

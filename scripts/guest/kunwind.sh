@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest-side checks of kunwind's debugfs, run by the test bed's /init after
-# the test modules are loaded (busybox sh; each result line is "ok N ..." or
-# "not ok N ...", the test bed prefixes them).
+# the test modules are loaded (busybox sh; reports KTAP through
+# /etc/kuw-ktap.sh: 13 results).
 #
 #  1. rules: for every row of every executable section of unwind_test.ko,
 #     and one byte into each row, debugfs kunwind/rules gives the same row
@@ -17,13 +17,11 @@
 #  5. load: the vmlinux blob made by `kunwind-dump export /boot/vmlinux`
 #     replaces the kernel's .eh_frame table; rules are unchanged by it; a
 #     corrupted blob is refused whole.
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
 D=/sys/kernel/debug/kunwind
 T=/tmp/kuw-guest
 mkdir -p $T
-n=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-notok() { n=$((n + 1)); echo "not ok $n $*"; }
-skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
 have_dump() { command -v kunwind-dump >/dev/null 2>&1; }
 # backtrace keeps its result per open file: write and read on one fd
 bt() {
@@ -35,9 +33,11 @@ bt() {
 }
 
 if [ ! -d $D ]; then
+	ktap_plan 1
 	notok "debugfs kunwind/ exists"
 	exit 0
 fi
+ktap_plan 13
 
 # Loops below run no command per address (no fork: TCG makes forks slow).
 
@@ -45,7 +45,7 @@ fi
 MOD=unwind_test
 KO=/lib/kunwind/kunit/$MOD.ko
 if ! have_dump || [ ! -f $KO ] || [ ! -d /sys/module/$MOD/sections ]; then
-	skip "rules of $MOD.ko match kunwind-dump (no tool, .ko or module)"
+	skip "rules of $MOD.ko match kunwind-dump" "no kunwind-dump, $KO or module"
 else
 	# executable sections: name, host address, size, guest address
 	kunwind-dump sections $KO | while read -r name addr size flags; do
@@ -77,16 +77,16 @@ else
 		total=$((total + 1))
 		if ! echo "$gpc" >$D/rules; then
 			bad=$((bad + 1))
-			echo "# write $gpc refused"
+			diag "write $gpc refused"
 			continue
 		fi
-		{ read -r l1; read -r gl; } <$D/rules
+		{ read -r _; read -r gl; } <$D/rules
 		hrow=${hl%% *} grow=${gl%% *}
 		if [ "${hl#* }" != "${gl#* }" ] ||
 		   [ $((hrow - ha)) -ne $((grow - ga)) ]; then
 			bad=$((bad + 1))
 			[ $bad -le 5 ] &&
-				echo "# $hpc: kunwind-dump '$hl', debugfs '$gl' (at $gpc)"
+				diag "$hpc: kunwind-dump '$hl', debugfs '$gl' (at $gpc)"
 		fi
 	done <$T/pairs
 	exec 3<&-
@@ -101,7 +101,7 @@ fi
 # Each .sframe row of the .ko, looked up at its start with the source forced
 # to sframe, has the rule text kunwind-dump computes for that row.
 if ! have_dump || [ ! -f $KO ] || [ ! -s $T/xsec ]; then
-	skip "sframe rules of $MOD.ko match kunwind-dump rows"
+	skip "sframe rules of $MOD.ko match kunwind-dump rows" "no kunwind-dump, $KO or sections"
 else
 	kunwind-dump rows $KO | awk '
 		/^fde/ { sf = ($3 == "sframe"); next }
@@ -121,10 +121,10 @@ else
 	while read -r hpc gpc rule; do
 		total=$((total + 1))
 		echo "$gpc sframe" >$D/rules || { bad=$((bad + 1)); continue; }
-		{ read -r l1; read -r gl; } <$D/rules
+		{ read -r _; read -r gl; } <$D/rules
 		if [ "$rule" != "${gl#* }" ]; then
 			bad=$((bad + 1))
-			[ $bad -le 5 ] && echo "# $hpc: kunwind-dump '$rule', debugfs '$gl'"
+			[ $bad -le 5 ] && diag "$hpc: kunwind-dump '$rule', debugfs '$gl'"
 		fi
 	done <$T/spairs
 	if [ $total -gt 20 ] && [ $bad = 0 ]; then
@@ -138,7 +138,7 @@ fi
 # Each side resolves the symbol itself; the row at fn+off must have the
 # same rule text and the same offset from the function's start row.
 if ! have_dump || [ ! -f /boot/vmlinux ]; then
-	skip "rules of vmlinux match kunwind-dump (no tool or /boot/vmlinux)"
+	skip "rules of vmlinux match kunwind-dump" "no kunwind-dump or /boot/vmlinux"
 else
 	total=0 bad=0
 	offs="0 1 2 3 4 5 6 8 10 12 16 20 24 32 40 48 64"
@@ -154,14 +154,14 @@ else
 		for o in $offs; do
 			read -r hl <&3
 			echo "$f+$o" >$D/rules || continue
-			{ read -r l1; read -r gl; } <$D/rules
+			{ read -r _; read -r gl; } <$D/rules
 			[ -n "$hf" ] || hf=${hl%% *} gf=${gl%% *}
 			total=$((total + 1))
 			if [ "${hl#* }" != "${gl#* }" ] ||
 			   [ $((${hl%% *} - hf)) -ne $((${gl%% *} - gf)) ]; then
 				bad=$((bad + 1))
 				[ $bad -le 5 ] &&
-					echo "# $f+$o: kunwind-dump '$hl', debugfs '$gl'"
+					diag "$f+$o: kunwind-dump '$hl', debugfs '$gl'"
 			fi
 		done
 		exec 3<&-
@@ -218,28 +218,32 @@ if bt self && grep -q '^stop: end of stack' $T/bt &&
    grep -q 'vfs_write' $T/bt; then
 	ok "backtrace self: through vfs_write to the end of the stack"
 else
+	diag <$T/bt
 	notok "backtrace self"
-	sed 's/^/# /' $T/bt
 fi
 if bt "pid 2" && grep -q '^stop: end of stack' $T/bt &&
    grep -q 'kthreadd' $T/bt; then
 	ok "backtrace pid 2: kthreadd sleeping, to the end of its stack"
 else
+	diag <$T/bt
 	notok "backtrace pid 2"
-	sed 's/^/# /' $T/bt
 fi
 
 # --- 5. load a vmlinux blob ---------------------------------------------------
 if ! have_dump || [ ! -f /boot/vmlinux ]; then
-	skip "load: vmlinux blob (no tool or /boot/vmlinux)"
+	for t in "load: blob replaces vmlinux .eh_frame, same rules" \
+		"load: backtrace through the blob's table" \
+		"load: corrupted blob refused whole"; do
+		skip "$t" "no kunwind-dump or /boot/vmlinux"
+	done
 else
 	echo vfs_write+0x10 >$D/rules
-	{ read -r l1; read -r r1; } <$D/rules
+	{ read -r _; read -r r1; } <$D/rules
 	if kunwind-dump export /boot/vmlinux -o $T/v.blob >$T/export.log 2>&1 &&
 	   cat $T/v.blob >$D/load &&
 	   grep -q '^vmlinux .eh_frame .* blob$' $D/tables; then
 		echo vfs_write+0x10 >$D/rules
-		{ read -r l1; read -r r2; } <$D/rules
+		{ read -r _; read -r r2; } <$D/rules
 		if [ "$r1" = "$r2" ]; then
 			ok "load: blob replaces vmlinux .eh_frame, same rules"
 		else
@@ -262,8 +266,10 @@ else
 			notok "load: corrupted blob accepted or tables changed"
 		fi
 	else
-		notok "load: vmlinux blob"
-		sed 's/^/# /' $T/export.log
+		diag <$T/export.log
+		notok "load: blob replaces vmlinux .eh_frame, same rules"
+		skip "load: backtrace through the blob's table" "no blob loaded"
+		skip "load: corrupted blob refused whole" "no blob loaded"
 	fi
 fi
 rm -rf $T

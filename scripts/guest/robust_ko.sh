@@ -9,16 +9,20 @@
 # a debugfs backtrace walks them with whatever table was accepted, then
 # rmmod unpublishes and frees it.  The loader itself refuses some files (a
 # mutated relocated field: "existing value is nonzero"): counted apart.
-# Prints "robust: mutated-modules <n> runs, <k> rejected, <f> faults" and
-# one ok/not ok line; leaves the payload loaded, as it found it.
+# Reports KTAP (/etc/kuw-ktap.sh): the diagnostic "robust: mutated-modules
+# <n> runs, <k> rejected, <f> faults" and one result; leaves the payload
+# loaded, as it found it.
 #
 # ROBUST_KO_RUNS sets the number of mutated modules (default 100).
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
+ktap_plan 1
 D=/sys/kernel/debug/kunwind
 T=/tmp/robust_ko
 ko=/lib/kunwind/kunit/robust_payload.ko
 RUNS=${ROBUST_KO_RUNS:-100}
 if [ ! -f $ko ] || [ ! -w $D/backtrace ]; then
-	echo "ok 1 robust mutated modules # SKIP no $ko or $D"
+	skip "robust mutated modules" "no $ko or $D"
 	exit 0
 fi
 mkdir -p $T
@@ -73,7 +77,8 @@ END {
 	}
 }' >$T/list
 if [ "$(head -n 1 $T/list)" = none ]; then
-	echo "not ok 1 robust mutated modules # no .eh_frame or .sframe in $ko"
+	diag "no .eh_frame or .sframe in $ko"
+	notok "robust mutated modules"
 	insmod $ko
 	exit 0
 fi
@@ -112,14 +117,14 @@ while read -r i sec rest; do
 		esac
 	done
 	if ! rmmod robust_payload; then
-		echo "# run $i: rmmod failed"
+		diag "run $i: rmmod failed"
 		faults=$((faults + 1))
 	fi
 done <$T/list
 insmod $ko || faults=$((faults + 1))
-echo "robust: mutated-modules $runs runs, $rej rejected, $faults faults ($acc accepted by kunwind, $loader refused by the module loader, $bts backtraces)"
+diag "robust: mutated-modules $runs runs, $rej rejected, $faults faults ($acc accepted by kunwind, $loader refused by the module loader, $bts backtraces)"
 if [ $faults = 0 ] && [ $((acc + rej)) -gt 0 ]; then
-	echo "ok 1 robust mutated modules: $runs loads, kunwind refused $rej, accepted $acc"
+	ok "robust mutated modules: $runs loads, kunwind refused $rej, accepted $acc"
 else
-	echo "not ok 1 robust mutated modules: $faults faults, $((acc + rej)) loaded"
+	notok "robust mutated modules: $faults faults, $((acc + rej)) loaded"
 fi

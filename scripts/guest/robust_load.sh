@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # debugfs kunwind/load fuzzed from userspace (issue 6), and the debugfs
 # files closed to non-root.  busybox sh, run by scripts/init/check.sh after
-# the test modules are loaded; prints "ok N ..."/"not ok N ..." lines and
-# "robust: debugfs-load <n> runs, <k> rejected, <f> faults".
+# the test modules are loaded; reports KTAP (/etc/kuw-ktap.sh: 3 results)
+# and the diagnostic "robust: debugfs-load <n> runs, <k> rejected, <f>
+# faults".
 #
 # Inputs: random bytes; a vmlinux blob (kunwind-dump export /boot/vmlinux)
 # cut to its first records (a valid blob of a few KiB, so that thousands of
@@ -21,14 +22,10 @@ D=/sys/kernel/debug/kunwind
 T=/tmp/robust_load
 RUNS=${ROBUST_LOAD_RUNS:-300}
 mkdir -p $T
-n=0
-t=0
 runs=0 rej=0 acc=0 faults=0
-say() { echo "# $*"; }
-res() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
-}
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
+ktap_plan 3
 
 # --- permissions ------------------------------------------------------------
 tp=$(date +%s)
@@ -40,8 +37,11 @@ for f in $D/*; do
 	*) bad="$bad ${f##*/}=$m" ;;
 	esac
 done
-[ -z "$bad" ] && res ok "debugfs kunwind files have no group/other access" ||
-	res notok "debugfs kunwind files open to non-root:$bad"
+if [ -z "$bad" ]; then
+	ok "debugfs kunwind files have no group/other access"
+else
+	notok "debugfs kunwind files open to non-root:$bad"
+fi
 # a user to become: busybox su needs one in /etc/passwd
 grep -q '^robustnobody:' /etc/passwd 2>/dev/null ||
 	echo 'robustnobody:x:65534:65534:robust:/:/bin/sh' >>/etc/passwd
@@ -53,13 +53,17 @@ if su robustnobody -s /bin/sh -c 'test "$(id -u)" = 65534' 2>/dev/null; then
 		su robustnobody -s /bin/sh -c "echo self >$f" 2>/dev/null &&
 			opened="$opened w:${f##*/}"
 	done
-	[ -z "$opened" ] && res ok "uid 65534 can neither read nor write debugfs kunwind files" ||
-		res notok "uid 65534 opened debugfs kunwind files:$opened"
+	if [ -z "$opened" ]; then
+		ok "uid 65534 can neither read nor write debugfs kunwind files"
+	else
+		notok "uid 65534 opened debugfs kunwind files:$opened"
+	fi
 else
-	say "cannot become uid 65534 (su): mode bits only"
+	skip "uid 65534 can neither read nor write debugfs kunwind files" \
+		"cannot become uid 65534 (su): mode bits only"
 fi
 
-say "permission checks $(($(date +%s) - tp)) s"
+diag "permission checks $(($(date +%s) - tp)) s"
 
 # --- the fuzzer's pieces --------------------------------------------------------
 cat >$T/blob.awk <<'AWK'
@@ -205,7 +209,7 @@ load() {
 		rej=$((rej + 1))
 		return 1 ;;
 	esac
-	say "run $runs: unexpected outcome: $e"
+	diag "run $runs: unexpected outcome: $e"
 	faults=$((faults + 1))
 	return 2
 }
@@ -224,13 +228,13 @@ kind() {
 
 if ! command -v kunwind-dump >/dev/null 2>&1 || [ ! -f /boot/vmlinux ] ||
    [ ! -w $D/load ]; then
-	echo "ok $((n + 1)) robust debugfs load fuzz # SKIP no kunwind-dump, /boot/vmlinux or $D/load"
+	skip "robust debugfs load fuzz" "no kunwind-dump, /boot/vmlinux or $D/load"
 	exit 0
 fi
 t0=$(date +%s)
 if ! kunwind-dump export /boot/vmlinux -o $T/v.blob >$T/export.log 2>&1; then
-	res notok "robust debugfs load fuzz: kunwind-dump export failed"
-	sed 's/^/# /' $T/export.log
+	diag <$T/export.log
+	notok "robust debugfs load fuzz: kunwind-dump export failed"
 	exit 0
 fi
 t1=$(date +%s)
@@ -243,8 +247,8 @@ od -An -v -tu1 $T/small.blob |
 t2=$(date +%s)
 
 # 1. the cut blob itself is valid, whole or in odd pieces
-load $T/small.blob whole || { say "the cut blob was refused"; faults=$((faults + 1)); }
-load $T/small.blob whole 7 || { say "the cut blob in 7-byte writes was refused"; faults=$((faults + 1)); }
+load $T/small.blob whole || { diag "the cut blob was refused"; faults=$((faults + 1)); }
+load $T/small.blob whole 7 || { diag "the cut blob in 7-byte writes was refused"; faults=$((faults + 1)); }
 # 2. random bytes, with and without the magic
 i=0
 while [ $i -lt 40 ]; do
@@ -256,31 +260,34 @@ while [ $i -lt 40 ]; do
 		head -c $len /dev/urandom >$T/r.blob
 	fi
 	load $T/r.blob "$(kind $T/r.blob)" &&
-		{ say "random blob $i accepted"; faults=$((faults + 1)); }
+		{ diag "random blob $i accepted"; faults=$((faults + 1)); }
 done
 # 3. cut short (ignored at close), or bytes beyond the end
 head -c 100 $T/small.blob >$T/short.blob
 load $T/short.blob short
 { cat $T/small.blob; printf 'trailing'; } >$T/long.blob
-load $T/long.blob whole && { say "a blob with trailing bytes was accepted"; faults=$((faults + 1)); }
+load $T/long.blob whole && { diag "a blob with trailing bytes was accepted"; faults=$((faults + 1)); }
 # 4. the mutations (made above in one awk run: forks are dear under TCG)
 while read -r i k stale; do
 	load $T/m/$i.blob $k
 	if [ $? = 0 ] && [ "$stale" = 1 ] && ! cmp -s $T/m/$i.blob $T/small.blob; then
-		say "mutation $i with a stale checksum was accepted"
+		diag "mutation $i with a stale checksum was accepted"
 		faults=$((faults + 1))
 	fi
 done <$T/m/list
 # 5. the whole blob with a stale checksum, then as it was
 cp $T/v.blob $T/vbad.blob
 printf '\377' | dd of=$T/vbad.blob bs=1 seek=70000 conv=notrunc 2>/dev/null
-load $T/vbad.blob whole && { say "the whole blob with a stale checksum was accepted"; faults=$((faults + 1)); }
-load $T/v.blob whole || { say "the whole blob was refused at the end"; faults=$((faults + 1)); }
+load $T/vbad.blob whole && { diag "the whole blob with a stale checksum was accepted"; faults=$((faults + 1)); }
+load $T/v.blob whole || { diag "the whole blob was refused at the end"; faults=$((faults + 1)); }
 grep -q '^vmlinux .eh_frame .* blob$' $D/tables ||
-	{ say "no vmlinux .eh_frame table from the blob at the end"; faults=$((faults + 1)); }
+	{ diag "no vmlinux .eh_frame table from the blob at the end"; faults=$((faults + 1)); }
 
 t3=$(date +%s)
-echo "robust: debugfs-load $runs runs, $rej rejected, $faults faults ($acc accepted)"
-say "export $((t1 - t0)) s, mutations made in $((t2 - t1)) s, written in $((t3 - t2)) s"
-[ $faults = 0 ] && res ok "robust debugfs load fuzz: $runs writes, $rej refused, $acc accepted" ||
-	res notok "robust debugfs load fuzz: $faults faults in $runs writes"
+diag "robust: debugfs-load $runs runs, $rej rejected, $faults faults ($acc accepted)"
+diag "export $((t1 - t0)) s, mutations made in $((t2 - t1)) s, written in $((t3 - t2)) s"
+if [ $faults = 0 ]; then
+	ok "robust debugfs load fuzz: $runs writes, $rej refused, $acc accepted"
+else
+	notok "robust debugfs load fuzz: $faults faults in $runs writes"
+fi

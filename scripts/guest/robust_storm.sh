@@ -7,15 +7,20 @@
 # kunwind/backtrace for the payload threads' stacks.  Any KASAN, lockdep or
 # RCU report fails the run (the host parses the log); here a failed
 # insmod/rmmod, a backtrace write that errs, or an unwind fault counts.
-# Prints "robust: load-unload <n> runs, <k> rejected, <f> faults" and one
-# "ok"/"not ok" line.  Leaves the payload loaded, as it found it.
+# Reports KTAP (/etc/kuw-ktap.sh): the diagnostic "robust: load-unload <n>
+# runs, <k> rejected, <f> faults" and one result.  Leaves the payload
+# loaded, as it found it.
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
+ktap_plan 1
 n=${ROBUST_CYCLES:-100}
 mod=/lib/kunwind/kunit/robust_payload.ko
 par=/sys/module/robust_test/parameters/storm
 bt=/sys/kernel/debug/kunwind/backtrace
 stop=/tmp/robust_storm.stop
 if [ ! -f "$mod" ] || [ ! -w "$par" ] || [ ! -w "$bt" ]; then
-	echo "not ok 1 robust load-unload storm # missing $mod, $par or $bt"
+	diag "missing $mod, $par or $bt"
+	notok "robust load-unload storm"
 	exit 0
 fi
 faults=0
@@ -54,14 +59,14 @@ i=0
 while [ "$i" -lt "$n" ]; do
 	i=$((i + 1))
 	if ! insmod "$mod"; then
-		echo "# cycle $i: insmod failed"
+		diag "cycle $i: insmod failed"
 		faults=$((faults + 1))
 		continue
 	fi
 	# let the threads get deep into their chain now and then
 	[ $((i % 4)) = 0 ] && usleep 20000
 	if ! rmmod robust_payload; then
-		echo "# cycle $i: rmmod failed"
+		diag "cycle $i: rmmod failed"
 		faults=$((faults + 1))
 	fi
 done
@@ -74,9 +79,9 @@ echo 0 >"$par" || faults=$((faults + 1))
 kf=$(cut -d' ' -f4 "$par")
 faults=$((faults + ${kf:-1}))
 insmod "$mod" || faults=$((faults + 1))
-echo "robust: load-unload $n runs, 0 rejected, $faults faults ($reads debugfs backtraces read)"
+diag "robust: load-unload $n runs, 0 rejected, $faults faults ($reads debugfs backtraces read)"
 if [ "$faults" = 0 ]; then
-	echo "ok 1 robust load-unload storm"
+	ok "robust load-unload storm"
 else
-	echo "not ok 1 robust load-unload storm"
+	notok "robust load-unload storm"
 fi

@@ -4,21 +4,26 @@
 # tables and prints what each build cost), a payload module (one more module
 # load to time), then kunit/bench.ko, which measures kunwind against ORC at
 # load and prints "kunwind-bench: ..." lines.  kuw_rounds= and kuw_iters= on
-# the kernel command line reach us as environment variables.
+# the kernel command line reach us as environment variables.  Reports KTAP
+# (/etc/kuw-ktap.sh): one result per module loaded.
+# shellcheck source=common.sh
 . /etc/kuw-common.sh
-G start
-G "cpus $(grep -c ^processor /proc/cpuinfo) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-check "insmod kunwind.ko" insmod $KUW_MODDIR/kunwind.ko
-if [ -f $KUW_MODDIR/kunit/demo_oops.ko ]; then
-	check "insmod demo_oops.ko" insmod $KUW_MODDIR/kunit/demo_oops.ko
+demo=0
+[ -f "$KUW_MODDIR"/kunit/demo_oops.ko ] && demo=1
+ktap_plan $((2 + demo))
+diag "cpus $(grep -c ^processor /proc/cpuinfo) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
+if [ "$demo" = 1 ]; then
+	check "insmod demo_oops.ko" insmod "$KUW_MODDIR"/kunit/demo_oops.ko
 fi
-if [ -f $KUW_MODDIR/kunit/bench.ko ]; then
-	check "insmod bench.ko" insmod $KUW_MODDIR/kunit/bench.ko \
-		rounds=${kuw_rounds:-100} iters=${kuw_iters:-10}
+if [ -f "$KUW_MODDIR"/kunit/bench.ko ]; then
+	check "insmod bench.ko" insmod "$KUW_MODDIR"/kunit/bench.ko \
+		rounds="${kuw_rounds:-100}" iters="${kuw_iters:-10}"
 else
-	notok "no benchmark module kunit/bench.ko"
+	diag "no benchmark module kunit/bench.ko"
+	notok "insmod bench.ko"
 fi
 if [ -r /sys/kernel/debug/kunwind/tables ]; then
-	sed 's/^/kuw-guest: tables: /' /sys/kernel/debug/kunwind/tables
+	sed 's/^/tables: /' /sys/kernel/debug/kunwind/tables | diag
 fi
 finish

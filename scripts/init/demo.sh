@@ -2,40 +2,44 @@
 # SPDX-License-Identifier: GPL-2.0
 # /init for `make demo`: kunwind's tables and rules, then an oops deep in
 # demo_oops.ko; the host prints the kernel's trace beside kunwind's.
+# Reports KTAP (/etc/kuw-ktap.sh); what the demo shows are the diagnostic
+# lines of the results "tables" and "rules ..." (scripts/ktap.py --diag).
+# shellcheck source=common.sh
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
-out() { sed 's/^/kuw-out: /'; }
-G start
-if insmod $KUW_MODDIR/kunwind.ko; then G "loaded kunwind.ko"; else G "kunwind.ko did not load"; fi
-insmod $KUW_MODDIR/kunit/demo_oops.ko || G "demo_oops.ko did not load"
+# Entry, the faulting pc, a body pc from both table kinds, and vmlinux.
+set -- demo_depth5 demo_depth5+0x3b "demo_depth2+0x20 eh_frame" \
+	"demo_depth2+0x20 sframe" vfs_read+0x10
+ktap_plan $((3 + $# + 1))
+check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
+check "insmod demo_oops.ko" insmod "$KUW_MODDIR"/kunit/demo_oops.ko
 
-G "section tables"
 if [ -r $D/tables ]; then
-	echo "\$ cat $D/tables" | out
-	cat $D/tables 2>&1 | out
+	diag "\$ cat $D/tables"
+	diag <$D/tables
+	ok "tables"
 else
-	G "missing $D/tables"
+	diag "missing $D/tables"
+	notok "tables"
 fi
 
-G "section rules"
-if [ -e $D/rules ]; then
-	# Entry, the faulting pc, a body pc from both table kinds, and vmlinux.
-	for f in demo_depth5 demo_depth5+0x3b "demo_depth2+0x20 eh_frame" \
-		"demo_depth2+0x20 sframe" vfs_read+0x10; do
-		echo "\$ echo $f > $D/rules; cat $D/rules" | out
-		if echo "$f" >$D/rules 2>/tmp/err; then
-			cat $D/rules 2>&1 | out
-		else
-			echo "(write refused: $(cat /tmp/err))" | out
-		fi
-	done
-else
-	G "missing $D/rules"
-fi
+for f in "$@"; do
+	diag "\$ echo $f > $D/rules; cat $D/rules"
+	if echo "$f" >$D/rules 2>/tmp/err && cat $D/rules >/tmp/out 2>&1; then
+		diag </tmp/out
+		ok "rules $f"
+	else
+		diag "(refused: $(cat /tmp/err /tmp/out 2>/dev/null))"
+		notok "rules $f"
+	fi
+done
 
-G "section oops"
+diag "\$ echo 1 > /sys/kernel/debug/kunwind_demo/oops"
 # In a child shell: the oops kills the writer, not /init.
-sh -c 'echo 1 > /sys/kernel/debug/kunwind_demo/oops'
+if sh -c 'echo 1 > /sys/kernel/debug/kunwind_demo/oops'; then
+	notok "oops: the write returned"
+else
+	ok "oops: the writer was killed"
+fi
 sleep 1
-G "section end"
 finish

@@ -17,6 +17,8 @@
 #     kernel warnings, oopses, KASAN/UBSAN/lockdep reports, timeouts fail
 #  7. the stock-kernel smoke test, scripts/check-stock.sh (base profile
 #     only; KUNWIND_STOCK=0 skips it)
+#  8. steps 3-6 again on the fp profile (frame-pointer unwinder, no ORC,
+#     function-graph tracer, kretprobes), after base; KUNWIND_FP=0 skips it
 #
 # Last line: "N passed, N failed" (", N skipped" when some are), host,
 # guest and stock together.  Exit status non-zero on any failure.
@@ -50,6 +52,7 @@ export KUW_DIFF_KDIR=${KUW_DIFF_KDIR:-$KDIR}
 
 # --- host tests -------------------------------------------------------
 hp=0 hf=0 hs=0
+if [ "${KUNWIND_HOST:-1}" = 1 ]; then
 stamp "host tests: make test-host"
 set +e
 make -C "$REPO" --no-print-directory B="$WORK/host" test-host 2>&1 |
@@ -70,6 +73,7 @@ stamp "host: $hp passed, $hf failed, $hs skipped"
 
 # --- a short fuzz pass (issue: CI runs one): each target counts as a test ---
 fsec=${KUNWIND_FUZZ_SECONDS:-5}
+[ "${KUNWIND_HOST:-1}" = 1 ] || fsec=0
 if [ "$fsec" != 0 ]; then
 	stamp "fuzz: make fuzz FUZZ_SECONDS=$fsec (KUNWIND_FUZZ_SECONDS=0 skips)"
 	set +e
@@ -88,6 +92,8 @@ if [ "$fsec" != 0 ]; then
 	hp=$((hp + fp)) hf=$((hf + ff))
 	stamp "fuzz: $fp targets clean, $ff failed"
 fi
+
+fi	# KUNWIND_HOST
 
 # --- modules -----------------------------------------------------------
 stamp "building kunwind.ko and test modules"
@@ -176,7 +182,23 @@ if [ "$KCONFIG" = base ] && [ "${KUNWIND_STOCK:-1}" = 1 ]; then
 	stamp "stock: $sp passed, $sf failed, $ss skipped"
 fi
 
-p=$((hp + gp + sp)) f=$((hf + gf + sf)) s=$((hs + gs + ss))
+# --- the fp profile: frame pointers, no ORC (make check runs both) --------
+xp=0 xf=0 xs=0
+if [ "$KCONFIG" = base ] && [ "${KUNWIND_FP:-1}" = 1 ]; then
+	stamp "fp profile: the same guest suites on a kernel without ORC (KUNWIND_FP=0 skips)"
+	set +e
+	KCONFIG=fp KUNWIND_HOST=0 KUNWIND_STOCK=0 KUNWIND_FP=0 "$0" 2>&1 |
+		tee "$RUNLOG/check-fp-last.out"
+	set -e
+	read -r xp xf xs < <(sed -n -E \
+		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
+		"$RUNLOG/check-fp-last.out" | tail -n 1) || true
+	[ -n "${xp:-}" ] || { xp=0 xf=1; log "the fp profile did not finish"; }
+	xs=${xs:-0}
+	stamp "fp: $xp passed, $xf failed, $xs skipped"
+fi
+
+p=$((hp + gp + sp + xp)) f=$((hf + gf + sf + xf)) s=$((hs + gs + ss + xs))
 if [ "$f" != 0 ]; then
 	log "FAILED (host log: $LOGDIR/host-last.log, guest log: $LOGDIR/${guestlog##*/})"
 fi

@@ -40,6 +40,7 @@ static unsigned long kuw_entry_text[2];	/* [start, end) */
 static unsigned long kuw_irq_call[2];	/* call_on_irq_stack */
 static unsigned long kuw_idle[2][2];	/* bottoms of idle tasks */
 static unsigned long kuw_init_text[2];
+static unsigned long kuw_kimage[2];	/* [_text, _end) */
 static bool (*kuw_kernel_text)(unsigned long addr);
 static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
 				      unsigned long ret, unsigned long *retp);
@@ -76,6 +77,8 @@ int kuw_arch_init(void)
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
 	kuw_init_text[0] = kuw_lookup_name("_sinittext");
 	kuw_init_text[1] = kuw_lookup_name("_einittext");
+	kuw_kimage[0] = kuw_lookup_name("_text");
+	kuw_kimage[1] = kuw_lookup_name("_end");
 	kuw_func_range("call_on_irq_stack", kuw_irq_call);
 	kuw_func_range("secondary_startup", kuw_idle[0]);
 	kuw_func_range("__primary_switched", kuw_idle[1]);
@@ -253,11 +256,11 @@ bool kuw_arch_at_end(const struct kunwind_state *s)
  * arm64 modules may be placed anywhere in the vmalloc area (module PLTs):
  * anything that is not in the kernel image counts.
  *
- * Return: true for a module or vmalloc address.
+ * Return: true for an address outside the kernel image.
  */
 bool kuw_arch_in_module_area(unsigned long addr)
 {
-	return is_vmalloc_or_module_addr((void *)addr);
+	return !kuw_in(kuw_kimage, addr);
 }
 
 /**

@@ -12,6 +12,10 @@
 #   KUNWIND_ACCEL   force QEMU accelerator: "kvm" or "tcg" (default: probe).
 #   KUNWIND_TIMEOUT guest timeout in seconds.
 #   JOBS            make -j for the kernel build (default: nproc, at least 2).
+#   KUW_ARCH        test-bed architecture: "x86_64" (default) or "arm64"
+#                   (cross-built kernel, busybox and QEMU for aarch64;
+#                   scripts/check-arm64.sh sets it).  Read by
+#                   build-kernel.sh and mkinitramfs.sh.
 
 set -euo pipefail
 
@@ -34,12 +38,24 @@ KUW_KCFLAGS="-fasynchronous-unwind-tables -Wa,--gsframe"
 log() { printf '[kunwind] %s\n' "$*" >&2; }
 die() { printf '[kunwind] error: %s\n' "$*" >&2; exit 1; }
 
+case ${KUW_ARCH:=x86_64} in
+x86_64 | x86) KUW_ARCH=x86_64 ;;
+arm64 | aarch64) KUW_ARCH=arm64 ;;
+*) die "KUW_ARCH=$KUW_ARCH: x86_64 or arm64" ;;
+esac
+
 # Debian packages the test bed needs.  Installed with apt-get when missing
 # (root only); otherwise we stop and say what is missing.
 KUW_PKGS="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison
 libelf-dev libssl-dev dwarves cpio xz-utils kmod make rsync python3 ccache
 gcc libc6-dev binutils patch git binutils-aarch64-linux-gnu clang lld llvm
 libclang-rt-14-dev"
+
+# On top of KUW_PKGS for KUW_ARCH=arm64: the cross compiler and QEMU's
+# aarch64 system emulator.  The arm64 busybox is downloaded, not installed
+# (kuw_busybox_arm64).
+KUW_PKGS_ARM64="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+qemu-system-arm"
 
 kuw_have_pkg() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
@@ -66,8 +82,13 @@ kuw_install() {
 }
 
 kuw_deps() {
-	# shellcheck disable=SC2086
-	kuw_install $KUW_PKGS
+	if [ "$KUW_ARCH" = arm64 ]; then
+		# shellcheck disable=SC2086
+		kuw_install $KUW_PKGS $KUW_PKGS_ARM64
+	else
+		# shellcheck disable=SC2086
+		kuw_install $KUW_PKGS
+	fi
 }
 
 # The kernel source tarball shipped by linux-source-6.1.

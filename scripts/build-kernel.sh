@@ -4,6 +4,7 @@
 # Build (or reuse) the kunwind test kernel and print its build dir (KDIR).
 #
 #   scripts/build-kernel.sh            profile from $KCONFIG (default base)
+#   KUW_ARCH=arm64 scripts/build-kernel.sh   the aarch64 test kernel
 #
 # Recipe: Debian's linux-source-6.1, untarred into the cache and patched with
 # scripts/patches/*.patch (keeps .eh_frame/.sframe of vmlinux between
@@ -12,31 +13,57 @@
 # ccache, target `all` (so Module.symvers exists and modpost checks module
 # links).  The build dir is keyed on a hash of everything that goes in, so a
 # second run reuses it and any change to a fragment or patch rebuilds.
+#
+# KUW_ARCH=arm64: the same source cross-built with ARCH=arm64
+# CROSS_COMPILE=aarch64-linux-gnu-, patched with scripts/patches/arm64/*.patch
+# only, configured with scripts/kconfig/arm64-base.config in place of
+# base.config; source and build dirs are named arm64-* and keyed with the
+# arch, and it has its own lock, so it may build while an x86 kernel does.
+# The x86 keys and names are as they were before arm64 existed (the x86
+# patch set is the top-level scripts/patches/*.patch, which does not look
+# into scripts/patches/arm64/).
 . "$(dirname "$0")/lib.sh"
 
-frags=("$REPO/scripts/kconfig/base.config")
+if [ "$KUW_ARCH" = arm64 ]; then
+	frags=("$REPO/scripts/kconfig/arm64-base.config")
+	patches=("$REPO"/scripts/patches/arm64/*.patch)
+	karch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	kcc=aarch64-linux-gnu-gcc
+	arch_tag="arch arm64"	# goes into both keys
+	pfx=arm64-		# of the source and build dir names, and the lock
+	image=arch/arm64/boot/Image
+else
+	frags=("$REPO/scripts/kconfig/base.config")
+	patches=("$REPO"/scripts/patches/*.patch)
+	karch=()
+	kcc=gcc
+	arch_tag=		# x86 keys stay what they were
+	pfx=
+fi
 if [ "$KCONFIG" != base ]; then
 	[ -f "$REPO/scripts/kconfig/$KCONFIG.config" ] ||
 		die "unknown KCONFIG profile '$KCONFIG' (see scripts/kconfig/)"
 	frags+=("$REPO/scripts/kconfig/$KCONFIG.config")
 fi
-patches=("$REPO"/scripts/patches/*.patch)
+[ -f "${patches[0]}" ] || die "no patches for $KUW_ARCH in scripts/patches/"
 tarball=$(kuw_tarball)
 
 src_key=$( {
+	[ -z "$arch_tag" ] || echo "$arch_tag"
 	echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
 	cat "${patches[@]}"
 } | sha256sum | cut -c1-12)
 build_key=$( {
+	[ -z "$arch_tag" ] || echo "$arch_tag"
 	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-12)
 
-SRC="$CACHE/src/linux-6.1-$src_key"
-OUT="$CACHE/kbuild/$KCONFIG-$build_key"
+SRC="$CACHE/src/linux-6.1-$pfx$src_key"
+OUT="$CACHE/kbuild/$pfx$KCONFIG-$build_key"
 mkdir -p "$CACHE/src" "$CACHE/kbuild"
 
-exec 9>"$CACHE/kbuild.lock"
+exec 9>"$CACHE/${pfx}kbuild.lock"
 if ! flock -n 9; then
 	log "another kernel build is running; waiting for it"
 	flock 9
@@ -62,7 +89,7 @@ if [ ! -f "$SRC/.kuw-ok" ]; then
 	mv "$SRC.tmp" "$SRC"
 fi
 
-log "configuring $KCONFIG kernel in $OUT"
+log "configuring $KUW_ARCH $KCONFIG kernel in $OUT"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 export CCACHE_DIR="$CACHE/ccache"
@@ -70,8 +97,8 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
 export CCACHE_NOHASHDIR=1
 export CCACHE_BASEDIR="$CACHE"
 kmake() {
-	make -C "$SRC" O="$OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
-		KCFLAGS="$KUW_KCFLAGS" "$@"
+	make -C "$SRC" O="$OUT" "${karch[@]}" CC="ccache $kcc" \
+		HOSTCC="ccache gcc" KCFLAGS="$KUW_KCFLAGS" "$@"
 }
 kmake -s tinyconfig >/dev/null
 "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" \
@@ -97,7 +124,7 @@ while IFS= read -r line; do
 done < <(cat "${frags[@]}")
 [ "$bad" = 0 ] || die "config fragment did not survive olddefconfig"
 
-log "building kernel (make -j$JOBS all; ~4-5 min cold on 2 cores)"
+log "building $KUW_ARCH kernel (make -j$JOBS all; ~4-6 min cold on 2 cores)"
 start=$(date +%s)
 if ! kmake -j"$JOBS" all >"$OUT/build.log" 2>&1; then
 	tail -n 40 "$OUT/build.log" >&2
@@ -109,11 +136,23 @@ fi
 for s in __eh_frame_start __eh_frame_end __sframe_start __sframe_end; do
 	grep -q " $s\$" "$OUT/System.map" || die "$s missing from System.map"
 done
+if [ "$KUW_ARCH" = arm64 ]; then
+	[ -f "$OUT/$image" ] || die "$image was not built"
+	# Both tables must be sections of their own (not orphans merged into
+	# a neighbour) and loaded (flag A).
+	secs=$(aarch64-linux-gnu-readelf -SW "$OUT/vmlinux")
+	for s in .eh_frame .sframe; do
+		grep -qE " \\$s +[A-Z_]+ +[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ +[A-Z]*A" <<<"$secs" ||
+			die "vmlinux has no loaded $s section"
+	done
+	! grep -q "warning: orphan section" "$OUT/build.log" ||
+		die "orphan sections in the arm64 link (build.log)"
+fi
 log "kernel built in $(( $(date +%s) - start ))s"
 touch "$OUT/.kuw-done"
 
 # Keep the cache bounded: drop other builds of this profile.
-for d in "$CACHE"/kbuild/"$KCONFIG"-*; do
+for d in "$CACHE"/kbuild/"$pfx$KCONFIG"-*; do
 	[ "$d" = "$OUT" ] || [ ! -d "$d" ] || rm -rf "$d"
 done
 echo "$OUT"

@@ -152,7 +152,7 @@ log "kernel built in $(( $(date +%s) - start ))s"
 touch "$OUT/.kuw-done"
 
 # Keep the cache bounded: drop other builds of this profile.
-for d in "$CACHE"/kbuild/"$pfx$KCONFIG"-*; do
+for d in "$CACHE/kbuild/$pfx$KCONFIG"-*; do
 	[ "$d" = "$OUT" ] || [ ! -d "$d" ] || rm -rf "$d"
 done
 echo "$OUT"

@@ -91,6 +91,46 @@ kuw_deps() {
 	fi
 }
 
+# kuw_busybox_arm64: print the path of a static aarch64 busybox, Debian's
+# busybox-static:arm64 unpacked into the cache (downloaded once with
+# `apt-get download`, never installed).  Needs the arm64 architecture in
+# dpkg's list for apt to see the package: added (root) when missing.
+kuw_busybox_arm64() {
+	local d="$CACHE/arm64/busybox" bb debs
+	bb="$d/bin/busybox"
+	if [ ! -f "$d/.kuw-ok" ]; then
+		log "downloading busybox-static:arm64"
+		rm -rf "$d"
+		# Outside the cache: apt's sandbox user (_apt) must reach it.
+		debs=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-debs.XXXXXX")
+		chmod 777 "$debs"
+		(
+			flock -w 900 9 || die "apt lock timeout"
+			if ! (cd "$debs" && apt-get download -q \
+				busybox-static:arm64 >/dev/null 2>&1); then
+				[ "$(id -u)" = 0 ] ||
+					die "busybox-static:arm64 not downloadable (as root: dpkg --add-architecture arm64 && apt-get update)"
+				dpkg --print-foreign-architectures | grep -qx arm64 ||
+					dpkg --add-architecture arm64
+				apt-get update -qq
+				(cd "$debs" && apt-get download -q \
+					busybox-static:arm64 >/dev/null) ||
+					die "apt-get download busybox-static:arm64 failed"
+			fi
+		) 9>"$CACHE/apt.lock"
+		mkdir -p "$d"
+		dpkg-deb -x "$debs"/busybox-static_*_arm64.deb "$d"
+		rm -rf "$debs"
+		touch "$d/.kuw-ok"
+	fi
+	# Static (no program interpreter) and for AArch64.
+	LC_ALL=C readelf -h "$bb" 2>/dev/null | grep -q "Machine: *AArch64" ||
+		die "$bb is not an AArch64 ELF"
+	! LC_ALL=C readelf -l "$bb" | grep -q "Requesting program interpreter" ||
+		die "$bb is not static"
+	echo "$bb"
+}
+
 # The kernel source tarball shipped by linux-source-6.1.
 kuw_tarball() {
 	local t

@@ -203,6 +203,27 @@ kuw_qemu() {
 	return "$rc"
 }
 
+# kuw_qemu_arm64 IMAGE INITRD LOG TIMEOUT APPEND [MEM]: kuw_qemu for the
+# arm64 bed: qemu-system-aarch64 -M virt, always TCG (KVM cannot run an
+# aarch64 guest on this host), -cpu max (pointer authentication on, with
+# QEMU's IMPDEF algorithm: the architected QARMA5 costs every signed
+# return dearly under TCG; KUNWIND_ARM64_CPU overrides), -smp 2, PL011
+# console.  Returns 0 if the guest ended itself, 124 on timeout.
+kuw_qemu_arm64() {
+	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-512M}
+	local cpu=${KUNWIND_ARM64_CPU:-max,pauth-impdef=on} rc=0
+	log "booting $(basename "$kernel") (aarch64, tcg, -cpu $cpu, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	timeout -k 5 "$tmo" qemu-system-aarch64 \
+		-M virt -accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
+		-nographic -no-reboot -monitor none -serial stdio \
+		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyAMA0 panic=-1 $append" \
+		</dev/null >"$logf.raw" 2>&1 || rc=$?
+	tr -d '\r' <"$logf.raw" >"$logf"
+	rm -f "$logf.raw"
+	return "$rc"
+}
+
 # kuw_build_modules KDIR WORK: copy the repository to WORK/src (the work tree
 # may be shared, and out-of-tree builds write objects next to the sources)
 # and build kunwind.ko and the test modules there.  Log in WORK/modules.log.

@@ -5,6 +5,7 @@
 #   make check          the test command: host tests + KUnit under QEMU
 #   make demo           boot the test kernel, show tables, rules and an oops trace
 #   make check-stock    smoke test on Debian's stock 6.1 kernel
+#   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
 #   make tools          build/kunwind-dump
 #   make test-host      host unit and differential tests (ASan+UBSan)
 #   make fuzz           libFuzzer targets (FUZZ_SECONDS each)
@@ -27,7 +28,8 @@ HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CC ?= cc
 
-.PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench
+.PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
+	check-arm64
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -69,6 +71,10 @@ demo:
 
 check-stock:
 	@scripts/check-stock.sh
+
+# Not part of make check (yet): kunwind.ko is not ported to arm64.
+check-arm64:
+	@scripts/check-arm64.sh
 
 bench:
 	@scripts/bench.sh

@@ -20,6 +20,7 @@
 # Knobs: BENCH_ROUNDS (default 100), BENCH_ITERS (10) for the real-time
 # boot; BENCH_ICOUNT_ROUNDS (11) for the deterministic one; BENCH_MODE=time
 # or icount runs one boot only; KUNWIND_TIMEOUT per boot (900 s).
+export KUW_ARCH=x86_64	# the x86 bed; make check-arm64 is the arm64 one
 . "$(dirname "$0")/lib.sh"
 
 kuw_deps

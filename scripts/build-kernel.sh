@@ -4,6 +4,7 @@
 # Build (or reuse) the kunwind test kernel and print its build dir (KDIR).
 #
 #   scripts/build-kernel.sh            profile from $KCONFIG (default base)
+#   KUW_ARCH=arm64 scripts/build-kernel.sh   the aarch64 test kernel
 #
 # Recipe: Debian's linux-source-6.1, untarred into the cache and patched with
 # scripts/patches/*.patch (keeps .eh_frame/.sframe of vmlinux between
@@ -16,36 +17,62 @@
 # Progress goes to stderr: each stage (untar, patch, config, build, checks)
 # with the time since the start, and during the untar and the build one
 # line a minute (KUNWIND_TICK seconds) with the objects compiled so far.
+#
+# KUW_ARCH=arm64: the same source cross-built with ARCH=arm64
+# CROSS_COMPILE=aarch64-linux-gnu-, patched with scripts/patches/arm64/*.patch
+# only, configured with scripts/kconfig/arm64-base.config in place of
+# base.config; source and build dirs are named arm64-* and keyed with the
+# arch, and it has its own lock, so it may build while an x86 kernel does.
+# The x86 keys and names are as they were before arm64 existed (the x86
+# patch set is the top-level scripts/patches/*.patch, which does not look
+# into scripts/patches/arm64/).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
 # stage N TEXT: "[kunwind] kernel (base) 2/5 patch [0m41s]: TEXT"
 stage() {
-	log "kernel ($KCONFIG) $1/5 ${2%%:*} [$(kuw_dur $(($(date +%s) - t0)))]:${2#*:}"
+	log "kernel ($pfx$KCONFIG) $1/5 ${2%%:*} [$(kuw_dur $(($(date +%s) - t0)))]:${2#*:}"
 }
 trap kuw_ticker_stop EXIT
 
-frags=("$REPO/scripts/kconfig/base.config")
+if [ "$KUW_ARCH" = arm64 ]; then
+	frags=("$REPO/scripts/kconfig/arm64-base.config")
+	patches=("$REPO"/scripts/patches/arm64/*.patch)
+	karch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	kcc=aarch64-linux-gnu-gcc
+	arch_tag="arch arm64"	# goes into both keys
+	pfx=arm64-		# of the source and build dir names, and the lock
+	image=arch/arm64/boot/Image
+else
+	frags=("$REPO/scripts/kconfig/base.config")
+	patches=("$REPO"/scripts/patches/*.patch)
+	karch=()
+	kcc=gcc
+	arch_tag=		# x86 keys stay what they were
+	pfx=
+fi
 if [ "$KCONFIG" != base ]; then
 	[ -f "$REPO/scripts/kconfig/$KCONFIG.config" ] ||
 		die "unknown KCONFIG profile '$KCONFIG' (see scripts/kconfig/)"
 	frags+=("$REPO/scripts/kconfig/$KCONFIG.config")
 fi
-patches=("$REPO"/scripts/patches/*.patch)
+[ -f "${patches[0]}" ] || die "no patches for $KUW_ARCH in scripts/patches/"
 tarball=$(kuw_tarball)
 
 src_key=$( {
 	echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
+	[ -z "$arch_tag" ] || echo "$arch_tag"
 	cat "${patches[@]}"
 } | sha256sum | cut -c1-12)
 build_key=$( {
 	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
+	[ -z "$arch_tag" ] || echo "$arch_tag"
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-12)
 
-SRC="$CACHE/src/linux-6.1-$src_key"
-OUT="$CACHE/kbuild/$KCONFIG-$build_key"
+SRC="$CACHE/src/linux-6.1-$pfx$src_key"
+OUT="$CACHE/kbuild/$pfx$KCONFIG-$build_key"
 mkdir -p "$CACHE/src" "$CACHE/kbuild"
 
 # The newest kernel build in the cache and where it is.
@@ -64,9 +91,9 @@ if [ -f "$OUT/.kuw-done" ]; then
 	exit 0
 fi
 
-exec 9>"$CACHE/kbuild.lock"
+exec 9>"$CACHE/${pfx}kbuild.lock"
 if ! flock -n 9; then
-	log "another kernel build is running (lock $CACHE/kbuild.lock); waiting for it"
+	log "another kernel build is running (lock $CACHE/${pfx}kbuild.lock); waiting for it"
 	kuw_ticker_start "waiting for the other kernel build" other_build
 	flock 9
 	kuw_ticker_stop
@@ -104,8 +131,8 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
 export CCACHE_NOHASHDIR=1
 export CCACHE_BASEDIR="$CACHE"
 kmake() {
-	make -C "$SRC" O="$OUT" CC="ccache gcc" HOSTCC="ccache gcc" \
-		KCFLAGS="$KUW_KCFLAGS" "$@"
+	make -C "$SRC" O="$OUT" "${karch[@]}" CC="ccache $kcc" \
+		HOSTCC="ccache gcc" KCFLAGS="$KUW_KCFLAGS" "$@"
 }
 kmake -s tinyconfig >/dev/null
 "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" \
@@ -145,11 +172,11 @@ done
 
 # Objects the last good build of this profile compiled: the next one's
 # progress says "N of ~M".
-count_f="$CACHE/kbuild/$KCONFIG.objects"
+count_f="$CACHE/kbuild/$pfx$KCONFIG.objects"
 expect=$(cat "$count_f" 2>/dev/null || true)
 stage 4 "build: make -j$JOBS all (vmlinux, bzImage, modules; log $OUT/build.log); cold: 2-5 min on a quiet 2-core machine, 15+ when it is loaded; ccache makes rebuilds ~1 min"
 start=$(date +%s)
-kuw_ticker_start "building kernel ($KCONFIG)" kuw_kbuild_status "$OUT/build.log" "$expect"
+kuw_ticker_start "building kernel ($pfx$KCONFIG)" kuw_kbuild_status "$OUT/build.log" "$expect"
 if ! kmake -j"$JOBS" all >"$OUT/build.log" 2>&1; then
 	kuw_ticker_stop
 	tail -n 40 "$OUT/build.log" >&2
@@ -163,13 +190,25 @@ fi
 for s in __eh_frame_start __eh_frame_end __sframe_start __sframe_end; do
 	grep -q " $s\$" "$OUT/System.map" || die "$s missing from System.map"
 done
+if [ "$KUW_ARCH" = arm64 ]; then
+	[ -f "$OUT/$image" ] || die "$image was not built"
+	# Both tables must be sections of their own (not orphans merged into
+	# a neighbour) and loaded (flag A).
+	secs=$(aarch64-linux-gnu-readelf -SW "$OUT/vmlinux")
+	for s in .eh_frame .sframe; do
+		grep -qE " \\$s +[A-Z_]+ +[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ +[A-Z]*A" <<<"$secs" ||
+			die "vmlinux has no loaded $s section"
+	done
+	! grep -q "warning: orphan section" "$OUT/build.log" ||
+		die "orphan sections in the arm64 link (build.log)"
+fi
 n=$(grep -c -E '^  (CC|AS)( \[M\])? ' "$OUT/build.log" || true)
 [ "${n:-0}" -lt 100 ] || echo "$n" >"$count_f"
-log "kernel ($KCONFIG) built in $(kuw_dur $(($(date +%s) - start))) ($n objects; $(kuw_dur $(($(date +%s) - t0))) in all)"
+log "kernel ($pfx$KCONFIG) built in $(kuw_dur $(($(date +%s) - start))) ($n objects; $(kuw_dur $(($(date +%s) - t0))) in all)"
 touch "$OUT/.kuw-done"
 
 # Keep the cache bounded: drop other builds of this profile.
-for d in "$CACHE"/kbuild/"$KCONFIG"-*; do
+for d in "$CACHE/kbuild/$pfx$KCONFIG"-*; do
 	[ "$d" = "$OUT" ] || [ ! -d "$d" ] || rm -rf "$d"
 done
 echo "$OUT"

@@ -17,6 +17,7 @@
 # Results are KTAP: the host-side steps (builds, dkms) in a KTAP file, the
 # guest's (scripts/init/stock.sh) on the serial console; scripts/ktap.py
 # parses both.  Last line: "N passed, N failed" (", N skipped" when some are).
+export KUW_ARCH=x86_64	# the x86 bed; make check-arm64 is the arm64 one
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)

@@ -22,6 +22,7 @@
 #
 # Last line: "N passed, N failed" (", N skipped" when some are), host,
 # guest and stock together.  Exit status non-zero on any failure.
+export KUW_ARCH=x86_64	# the x86 bed; make check-arm64 is the arm64 one
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 

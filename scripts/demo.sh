@@ -5,6 +5,7 @@
 # its rules for a few functions, then oops deep inside demo_oops.ko (a chain
 # of functions built without frame pointers, with .eh_frame and .sframe) and
 # print kunwind's trace beside the kernel's own (ORC).
+export KUW_ARCH=x86_64	# the x86 bed; make check-arm64 is the arm64 one
 . "$(dirname "$0")/lib.sh"
 
 kuw_deps

@@ -12,6 +12,10 @@
 #   KUNWIND_ACCEL   force QEMU accelerator: "kvm" or "tcg" (default: probe).
 #   KUNWIND_TIMEOUT guest timeout in seconds.
 #   JOBS            make -j for the kernel build (default: nproc, at least 2).
+#   KUW_ARCH        test-bed architecture: "x86_64" (default) or "arm64"
+#                   (cross-built kernel, busybox and QEMU for aarch64;
+#                   scripts/check-arm64.sh sets it).  Read by
+#                   build-kernel.sh and mkinitramfs.sh.
 
 set -euo pipefail
 
@@ -33,6 +37,12 @@ KUW_KCFLAGS="-fasynchronous-unwind-tables -Wa,--gsframe"
 
 log() { printf '[kunwind] %s\n' "$*" >&2; }
 die() { printf '[kunwind] error: %s\n' "$*" >&2; exit 1; }
+
+case ${KUW_ARCH:=x86_64} in
+x86_64 | x86) KUW_ARCH=x86_64 ;;
+arm64 | aarch64) KUW_ARCH=arm64 ;;
+*) die "KUW_ARCH=$KUW_ARCH: x86_64 or arm64" ;;
+esac
 
 # kuw_dur SECONDS: "4m05s" (or "35s").
 kuw_dur() {
@@ -110,6 +120,12 @@ libelf-dev libssl-dev dwarves cpio xz-utils kmod make rsync python3 ccache
 gcc libc6-dev binutils patch git binutils-aarch64-linux-gnu clang lld llvm
 libclang-rt-14-dev"
 
+# On top of KUW_PKGS for KUW_ARCH=arm64: the cross compiler and QEMU's
+# aarch64 system emulator.  The arm64 busybox is downloaded, not installed
+# (kuw_busybox_arm64).
+KUW_PKGS_ARM64="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+qemu-system-arm"
+
 kuw_have_pkg() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
 }
@@ -135,8 +151,53 @@ kuw_install() {
 }
 
 kuw_deps() {
-	# shellcheck disable=SC2086
-	kuw_install $KUW_PKGS
+	if [ "$KUW_ARCH" = arm64 ]; then
+		# shellcheck disable=SC2086
+		kuw_install $KUW_PKGS $KUW_PKGS_ARM64
+	else
+		# shellcheck disable=SC2086
+		kuw_install $KUW_PKGS
+	fi
+}
+
+# kuw_busybox_arm64: print the path of a static aarch64 busybox, Debian's
+# busybox-static:arm64 unpacked into the cache (downloaded once with
+# `apt-get download`, never installed).  Needs the arm64 architecture in
+# dpkg's list for apt to see the package: added (root) when missing.
+kuw_busybox_arm64() {
+	local d="$CACHE/arm64/busybox" bb debs
+	bb="$d/bin/busybox"
+	if [ ! -f "$d/.kuw-ok" ]; then
+		log "downloading busybox-static:arm64"
+		rm -rf "$d"
+		# Outside the cache: apt's sandbox user (_apt) must reach it.
+		debs=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-debs.XXXXXX")
+		chmod 777 "$debs"
+		(
+			flock -w 900 9 || die "apt lock timeout"
+			if ! (cd "$debs" && apt-get download -q \
+				busybox-static:arm64 >/dev/null 2>&1); then
+				[ "$(id -u)" = 0 ] ||
+					die "busybox-static:arm64 not downloadable (as root: dpkg --add-architecture arm64 && apt-get update)"
+				dpkg --print-foreign-architectures | grep -qx arm64 ||
+					dpkg --add-architecture arm64
+				apt-get update -qq
+				(cd "$debs" && apt-get download -q \
+					busybox-static:arm64 >/dev/null) ||
+					die "apt-get download busybox-static:arm64 failed"
+			fi
+		) 9>"$CACHE/apt.lock"
+		mkdir -p "$d"
+		dpkg-deb -x "$debs"/busybox-static_*_arm64.deb "$d"
+		rm -rf "$debs"
+		touch "$d/.kuw-ok"
+	fi
+	# Static (no program interpreter) and for AArch64.
+	LC_ALL=C readelf -h "$bb" 2>/dev/null | grep -q "Machine: *AArch64" ||
+		die "$bb is not an AArch64 ELF"
+	! LC_ALL=C readelf -l "$bb" | grep -q "Requesting program interpreter" ||
+		die "$bb is not static"
+	echo "$bb"
 }
 
 # The kernel source tarball shipped by linux-source-6.1.
@@ -206,6 +267,27 @@ kuw_qemu() {
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $append" \
+		</dev/null >"$logf.raw" 2>&1 || rc=$?
+	tr -d '\r' <"$logf.raw" >"$logf"
+	rm -f "$logf.raw"
+	return "$rc"
+}
+
+# kuw_qemu_arm64 IMAGE INITRD LOG TIMEOUT APPEND [MEM]: kuw_qemu for the
+# arm64 bed: qemu-system-aarch64 -M virt, always TCG (KVM cannot run an
+# aarch64 guest on this host), -cpu max (pointer authentication on, with
+# QEMU's IMPDEF algorithm: the architected QARMA5 costs every signed
+# return dearly under TCG; KUNWIND_ARM64_CPU overrides), -smp 2, PL011
+# console.  Returns 0 if the guest ended itself, 124 on timeout.
+kuw_qemu_arm64() {
+	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-512M}
+	local cpu=${KUNWIND_ARM64_CPU:-max,pauth-impdef=on} rc=0
+	log "booting $(basename "$kernel") (aarch64, tcg, -cpu $cpu, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	timeout -k 5 "$tmo" qemu-system-aarch64 \
+		-M virt -accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
+		-nographic -no-reboot -monitor none -serial stdio \
+		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyAMA0 panic=-1 $append" \
 		</dev/null >"$logf.raw" 2>&1 || rc=$?
 	tr -d '\r' <"$logf.raw" >"$logf"
 	rm -f "$logf.raw"

@@ -5,6 +5,9 @@
 #
 #   scripts/mkinitramfs.sh OUT.cpio.gz INIT [DEST=SRC]...
 #
+# With KUW_ARCH=arm64 the busybox is Debian's busybox-static:arm64, unpacked
+# into the cache (kuw_busybox_arm64); gen_init_cpio is the same for both.
+#
 # The image has busybox-static as /bin/busybox (applets are installed by
 # INIT with `busybox --install -s`), /dev/console, INIT as /init, the
 # guest-side helpers every /init and check sources (/etc/kuw-common.sh,
@@ -34,12 +37,16 @@ if [ ! -x "$gic" ]; then
 fi
 
 bb=
-for c in /bin/busybox /usr/bin/busybox; do
-	if [ -x "$c" ] && ! ldd "$c" >/dev/null 2>&1; then
-		bb=$c
-		break
-	fi
-done
+if [ "$KUW_ARCH" = arm64 ]; then
+	bb=$(kuw_busybox_arm64)
+else
+	for c in /bin/busybox /usr/bin/busybox; do
+		if [ -x "$c" ] && ! ldd "$c" >/dev/null 2>&1; then
+			bb=$c
+			break
+		fi
+	done
+fi
 [ -n "$bb" ] || die "no static busybox (package busybox-static)"
 
 spec=$(mktemp)

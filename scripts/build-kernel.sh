@@ -61,13 +61,13 @@ fi
 tarball=$(kuw_tarball)
 
 src_key=$( {
-	echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
 	[ -z "$arch_tag" ] || echo "$arch_tag"
+	echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
 	cat "${patches[@]}"
 } | sha256sum | cut -c1-12)
 build_key=$( {
-	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
 	[ -z "$arch_tag" ] || echo "$arch_tag"
+	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-12)
 

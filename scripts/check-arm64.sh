@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check-arm64: the aarch64 half of the test bed.  kunwind.ko is not
-# ported to arm64 yet; this proves the path the port will take.
+# make check-arm64: the aarch64 half of the test bed.
 #
 #  1. install missing Debian packages: those of make check plus
 #     gcc-aarch64-linux-gnu, binutils-aarch64-linux-gnu, qemu-system-arm;
@@ -13,9 +12,11 @@
 #     that the host tool (make tools) accepts both tables
 #  3. cross-build scripts/arm64/hello/ out of tree against it (ARCH=arm64
 #     CROSS_COMPILE=aarch64-linux-gnu-), with .eh_frame and .sframe
-#  4. boot it in qemu-system-aarch64 -M virt -cpu max (TCG, -smp 2) with a
+#  4. cross-build kunwind.ko and the portable test modules (kunit/Kbuild)
+#  5. boot it in qemu-system-aarch64 -M virt -cpu max (TCG, -smp 2) with a
 #     busybox initramfs whose /init (scripts/init/arm64.sh) loads and
-#     unloads hello.ko and prints every task's trace (sysrq t)
+#     unloads hello.ko, then kunwind.ko: tables, backtraces against
+#     /proc/PID/stack, the smoke KUnit suite; sysrq t at the end
 #  5. report in KTAP on stdout; the last line is "N passed, N failed"
 #     (", N skipped" when some are), like check-stock.sh, so that make
 #     check can add it up one day.  Exit status non-zero on any failure.
@@ -32,7 +33,7 @@ trap 'rm -rf "$WORK"' EXIT
 LOGDIR="$CACHE/logs"
 mkdir -p "$LOGDIR"
 
-NTESTS=11
+NTESTS=11	# and the guest's own results, counted by scripts/ktap.py
 tn=0 np=0 nf=0 ns=0
 echo "KTAP version 1"
 echo "1..$NTESTS"
@@ -149,9 +150,22 @@ else
 	res skip "kunwind-dump check hello.ko" "no hello.ko"
 fi
 
-# --- boot ------------------------------------------------------------------
-files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh")
+# --- kunwind.ko --------------------------------------------------------------
+stamp "building kunwind.ko and the portable test modules for arm64"
+files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
+	"/etc/kuw-ktap.sh=$REPO/scripts/init/ktap.sh"
+	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh")
 [ -f "$KO" ] && files+=("/lib/kunwind/hello.ko=$KO")
+if kuw_build_modules "$KDIR" "$WORK" 2>"$WORK/modules.err"; then
+	files+=("/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
+	for k in "$WORK"/src/kunit/*.ko; do
+		files+=("/lib/kunwind/kunit/${k##*/}=$k")
+	done
+else
+	tail -n 20 "$WORK/modules.log" | diag
+fi
+
+# --- boot ------------------------------------------------------------------
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/arm64.sh" \
 	"${files[@]}"
 tmo=${KUNWIND_TIMEOUT:-300}
@@ -166,10 +180,11 @@ stamp "guest ended (log: $guestlog)"
 
 # The guest's own lines, without the kernel's timestamps.
 glines=$(sed -n 's/^.*kuw-guest: //p' "$guestlog")
-up=$(sed -n 's/^uptime \([0-9.]*\) .*/\1/p' <<<"$glines")
-printf '%s\n' "$glines" | grep -v -E '^(ok|not ok) ' | diag
+up=$(sed -n 's/^# uptime \([0-9.]*\) .*/\1/p' <<<"$glines")
+printf '%s\n' "$glines" | grep -v -E '^ *(ok|not ok) ' | sed 's/^# //' | diag
 # 6: /init ran, and the guest ended itself (PSCI reset + -no-reboot).
-if [ "$qrc" = 0 ] && grep -qx start <<<"$glines" && grep -qx "done" <<<"$glines"; then
+if [ "$qrc" = 0 ] && grep -qx "# start" <<<"$glines" &&
+	grep -qx "# done" <<<"$glines"; then
 	echo "# boot: /init at ${up:-?} s of guest uptime, QEMU start to exit ${wall} s"
 	res ok "arm64 boot"
 else
@@ -216,6 +231,18 @@ else
 	printf '%s\n' "$probs" | diag
 	res fail "no kernel warnings, oopses or panics"
 fi
+
+# The guest's KTAP document and KUnit suites, as make check counts them.
+set +e
+gsum=$(python3 "$REPO/scripts/ktap.py" "$guestlog")
+set -e
+printf '%s\n' "$gsum" | grep -v '^guest: [0-9]* passed' | diag || true
+read -r gp gf gs < <(printf '%s\n' "$gsum" |
+	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
+[ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
+echo "# guest: $gp passed, $gf failed, $gs skipped"
+np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
+cp -f "$guestlog" "$LOGDIR/" 2>/dev/null || true
 
 stamp "done"
 summary

@@ -304,7 +304,10 @@ kuw_build_modules() {
 		--exclude='*.ko' --exclude='.*.cmd' "$REPO/" "$work/src/"
 	kuw_ticker_start "building kunwind.ko and kunit/*.ko" \
 		kuw_kbuild_status "$work/modules.log"
-	if ! make -C "$kdir" M="$work/src" -j"$JOBS" modules \
+	local xa=()
+	[ "$KUW_ARCH" != arm64 ] ||
+		xa=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	if ! make -C "$kdir" "${xa[@]}" M="$work/src" -j"$JOBS" modules \
 		>"$work/modules.log" 2>&1; then
 		kuw_ticker_stop
 		cat "$work/modules.log" >&2

@@ -1,19 +1,44 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # /init for `make check-arm64` (scripts/check-arm64.sh): the arm64 test
-# kernel boots, loads and unloads hello.ko (whose init prints a kernel
-# trace through its own frames), prints every task's trace with sysrq t,
-# and ends the guest (common.sh: reboot -f; QEMU's -no-reboot turns the
-# PSCI reset into an exit).
+# kernel boots, loads and unloads hello.ko (whose init prints the kernel's
+# trace through its own frames), then kunwind.ko and the portable test
+# modules: kunwind's tables, backtraces of itself and of every thread
+# against /proc/PID/stack (scripts/guest/backtrace_all.sh), the smoke
+# KUnit suite; prints every task's trace with sysrq t, and ends the guest
+# (reboot -f; QEMU's -no-reboot turns the PSCI reset into an exit).
 . /etc/kuw-common.sh
-G start
-G "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
-G "pauth $(grep -o -w -m1 paca /proc/cpuinfo || echo none)"
+D=/sys/kernel/debug/kunwind
+ktap_plan 12
+diag "start"
+diag "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
+diag "pauth $(grep -o -w -m1 paca /proc/cpuinfo || echo none)"
 check "insmod hello.ko" insmod $KUW_MODDIR/hello.ko
 check "hello in /proc/modules" grep -q "^hello " /proc/modules
 check "rmmod hello" rmmod hello
+
+check "insmod kunwind.ko" insmod $KUW_MODDIR/kunwind.ko
+diag <$D/tables
+check "tables: vmlinux .eh_frame and .sframe" \
+	sh -c "grep -q '^vmlinux .eh_frame ' $D/tables && grep -q '^vmlinux .sframe ' $D/tables"
+check "insmod demo_oops.ko" insmod $KUW_MODDIR/kunit/demo_oops.ko
+check "tables: demo_oops .eh_frame (module_finalize kprobe)" \
+	grep -q '^demo_oops .eh_frame .* kprobe$' $D/tables
+bt_self() {
+	exec 8<>$D/backtrace
+	echo self >&8 && cat <&8 >/tmp/bt
+	exec 8>&-
+	diag </tmp/bt
+	grep -q '^stop: end of stack' /tmp/bt && grep -q '^reliable: yes' /tmp/bt
+}
+check "backtrace self: to the end of the stack, reliable" bt_self
+ktap_subtest "backtrace all vs /proc/PID/stack" sh /guest/backtrace_all.sh
+check "insmod smoke_test.ko (KUnit)" insmod $KUW_MODDIR/kunit/smoke_test.ko
+check "rmmod demo_oops, smoke_test, kunwind" \
+	sh -c "rmmod smoke_test && rmmod demo_oops && rmmod kunwind"
 if [ -w /proc/sysrq-trigger ]; then
-	G "# sysrq t"
+	diag "sysrq t"
 	echo t >/proc/sysrq-trigger
 fi
+diag "done"
 finish

@@ -181,7 +181,7 @@ stamp "guest ended (log: $guestlog)"
 # The guest's own lines, without the kernel's timestamps.
 glines=$(sed -n 's/^.*kuw-guest: //p' "$guestlog")
 up=$(sed -n 's/^# uptime \([0-9.]*\) .*/\1/p' <<<"$glines")
-printf '%s\n' "$glines" | grep -v -E '^ *(ok|not ok) ' | sed 's/^# //' | diag
+printf '%s\n' "$glines" | grep -v -E '^ *(ok|not ok) ' | sed 's/^# /# guest: /'
 # 6: /init ran, and the guest ended itself (PSCI reset + -no-reboot).
 if [ "$qrc" = 0 ] && grep -qx "# start" <<<"$glines" &&
 	grep -qx "# done" <<<"$glines"; then

@@ -1134,7 +1134,7 @@ static void robust_storm_walk(struct robust_storm *s, struct task_struct *t)
 		return;
 	}
 	s->why[-stop]++;
-	if (stop == -KUW_E_INVAL)
+	if (stop == -KUW_E_RUNNING)
 		s->refused++;	/* running on the other CPU */
 }
 

@@ -433,6 +433,8 @@ int kunwind_errno(int err)
 		return -ERANGE;
 	case KUW_E_INVAL:
 		return -EINVAL;
+	case KUW_E_RUNNING:
+		return -EBUSY;
 	default:
 		return -EBADMSG;	/* a malformed table or expression */
 	}
@@ -451,8 +453,6 @@ EXPORT_SYMBOL_GPL(kunwind_errno);
  */
 int kunwind_error(struct kunwind_state *state)
 {
-	if (state->error == -KUW_E_INVAL)
-		return -EBUSY;
 	return kunwind_errno(state->error);
 }
 EXPORT_SYMBOL_GPL(kunwind_error);

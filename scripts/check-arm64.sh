@@ -236,9 +236,9 @@ fi
 set +e
 gsum=$(python3 "$REPO/scripts/ktap.py" "$guestlog")
 set -e
-printf '%s\n' "$gsum" | grep -v '^guest: [0-9]* passed' | diag || true
-read -r gp gf gs < <(printf '%s\n' "$gsum" |
-	sed -n -E 's/^guest: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
+printf '%s\n' "$gsum" | sed '$d' | diag || true
+read -r gp gf gs < <(printf '%s\n' "$gsum" | tail -n 1 |
+	sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
 echo "# guest: $gp passed, $gf failed, $gs skipped"
 np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))

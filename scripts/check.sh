@@ -19,6 +19,8 @@
 #     only; KUNWIND_STOCK=0 skips it)
 #  8. steps 3-6 again on the fp profile (frame-pointer unwinder, no ORC,
 #     function-graph tracer, kretprobes), after base; KUNWIND_FP=0 skips it
+#  9. make check-arm64 (scripts/check-arm64.sh): the aarch64 test kernel,
+#     kunwind.ko on it; KUNWIND_ARM64=0 skips it
 #
 # Last line: "N passed, N failed" (", N skipped" when some are), host,
 # guest and stock together.  Exit status non-zero on any failure.
@@ -199,7 +201,23 @@ if [ "$KCONFIG" = base ] && [ "${KUNWIND_FP:-1}" = 1 ]; then
 	stamp "fp: $xp passed, $xf failed, $xs skipped"
 fi
 
-p=$((hp + gp + sp + xp)) f=$((hf + gf + sf + xf)) s=$((hs + gs + ss + xs))
+# --- arm64: the aarch64 test kernel with kunwind.ko (make check-arm64) ------
+ap=0 af=0 as=0
+if [ "$KCONFIG" = base ] && [ "${KUNWIND_ARM64:-1}" = 1 ]; then
+	stamp "arm64: make check-arm64 (KUNWIND_ARM64=0 skips)"
+	set +e
+	"$REPO/scripts/check-arm64.sh" 2>&1 | tee "$RUNLOG/check-arm64-last.out"
+	set -e
+	read -r ap af as < <(sed -n -E \
+		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
+		"$RUNLOG/check-arm64-last.out" | tail -n 1) || true
+	[ -n "${ap:-}" ] || { ap=0 af=1; log "check-arm64 did not finish"; }
+	as=${as:-0}
+	stamp "arm64: $ap passed, $af failed, $as skipped"
+fi
+
+p=$((hp + gp + sp + xp + ap)) f=$((hf + gf + sf + xf + af))
+s=$((hs + gs + ss + xs + as))
 if [ "$f" != 0 ]; then
 	log "FAILED (host log: $LOGDIR/host-last.log, guest log: $LOGDIR/${guestlog##*/})"
 fi

@@ -53,6 +53,7 @@ enum kuw_err {
 	KUW_E_BADSUM,
 	KUW_E_NOCFA,
 	KUW_E_BADOFF,
+	KUW_E_RUNNING,
 	KUW_E__COUNT
 };
 

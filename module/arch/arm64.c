@@ -212,7 +212,7 @@ noinline void kuw_arch_capture(struct kuw_regs *r)
  * @r: filled from the context cpu_switch_to() saved
  * @signal: set when the pc is not a return address
  *
- * Return: 0, or -KUW_E_INVAL for a task running on a CPU.
+ * Return: 0, or -KUW_E_RUNNING for a task running on a CPU.
  */
 int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 		       bool *signal)
@@ -221,7 +221,7 @@ int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 	int i;
 
 	if (READ_ONCE(task->on_cpu))
-		return -KUW_E_INVAL;
+		return -KUW_E_RUNNING;
 	for (i = 0; i < 10; i++)
 		r->r[19 + i] = (&c->x19)[i];
 	r->r[29] = READ_ONCE(c->fp);

@@ -257,7 +257,7 @@ noinline void kuw_arch_capture(struct kuw_regs *r)
  * @r: filled from the frame its context switch saved
  * @signal: set when the pc is not a return address
  *
- * Return: 0, -KUW_E_INVAL for a task running on another CPU,
+ * Return: 0, -KUW_E_RUNNING for a task running on another CPU,
  * -KUW_E_FAULT when its switch frame cannot be read.
  */
 int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
@@ -267,7 +267,7 @@ int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 	unsigned long tsp;
 
 	if (task_on_another_cpu(task))
-		return -KUW_E_INVAL;
+		return -KUW_E_RUNNING;
 	tsp = READ_ONCE(task->thread.sp);
 	if (copy_from_kernel_nofault(&frame, (void *)tsp, sizeof(frame)))
 		return -KUW_E_FAULT;

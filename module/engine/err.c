@@ -41,6 +41,7 @@ static const char *const kuw_err_names[KUW_E__COUNT] = {
 	[KUW_E_BADSUM] = "checksum mismatch",
 	[KUW_E_NOCFA] = "CFA rule not defined",
 	[KUW_E_BADOFF] = "offset does not fit 32 bits",
+	[KUW_E_RUNNING] = "task running on another CPU",
 };
 
 const char *kuw_strerror(int err)

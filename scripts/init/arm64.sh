@@ -9,7 +9,7 @@
 # (reboot -f; QEMU's -no-reboot turns the PSCI reset into an exit).
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
-ktap_plan 12
+ktap_plan 11
 diag "start"
 diag "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
 diag "pauth $(grep -o -w -m1 paca /proc/cpuinfo || echo none)"

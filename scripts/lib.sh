@@ -283,6 +283,7 @@ kuw_qemu_arm64() {
 	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-512M}
 	local cpu=${KUNWIND_ARM64_CPU:-max,pauth-impdef=on} rc=0
 	log "booting $(basename "$kernel") (aarch64, tcg, -cpu $cpu, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	# shellcheck disable=SC2086 # QEMU_EXTRA: several options, split
 	timeout -k 5 "$tmo" qemu-system-aarch64 \
 		-M virt -accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
@@ -294,17 +295,19 @@ kuw_qemu_arm64() {
 	return "$rc"
 }
 
-# kuw_build_modules KDIR WORK: copy the repository to WORK/src (the work tree
-# may be shared, and out-of-tree builds write objects next to the sources)
-# and build kunwind.ko and the test modules there.  Log in WORK/modules.log.
+# kuw_build_modules KDIR WORK [MAKE ARG...]: copy the repository to
+# WORK/src (the work tree may be shared, and out-of-tree builds write
+# objects next to the sources) and build kunwind.ko and the test modules
+# there (make lint adds C=2).  Log in WORK/modules.log.
 kuw_build_modules() {
 	local kdir=$1 work=$2
+	shift 2
 	mkdir -p "$work/src"
 	rsync -a --delete --exclude=.git --exclude=/build --exclude='*.o' \
 		--exclude='*.ko' --exclude='.*.cmd' "$REPO/" "$work/src/"
 	kuw_ticker_start "building kunwind.ko and kunit/*.ko" \
 		kuw_kbuild_status "$work/modules.log"
-	if ! make -C "$kdir" M="$work/src" -j"$JOBS" modules \
+	if ! make -C "$kdir" M="$work/src" -j"$JOBS" "$@" modules \
 		>"$work/modules.log" 2>&1; then
 		kuw_ticker_stop
 		cat "$work/modules.log" >&2

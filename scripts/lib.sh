@@ -254,6 +254,8 @@ kuw_accel() {
 
 # kuw_qemu KERNEL INITRD LOG TIMEOUT APPEND [MEM]: boot the guest on the
 # serial console, -smp 2, output to LOG; $QEMU_EXTRA adds options.
+# printk.devkmsg=on: the guests write their results to /dev/kmsg
+# (scripts/init/common.sh), which is otherwise rate-limited.
 # Returns 0 if the guest ended itself, 124 on timeout.
 kuw_qemu() {
 	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-256M}
@@ -266,7 +268,7 @@ kuw_qemu() {
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 $append" \
+		-append "console=ttyS0 panic=-1 printk.devkmsg=on $append" \
 		</dev/null >"$logf.raw" 2>&1 || rc=$?
 	tr -d '\r' <"$logf.raw" >"$logf"
 	rm -f "$logf.raw"
@@ -288,7 +290,7 @@ kuw_qemu_arm64() {
 		-M virt -accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyAMA0 panic=-1 $append" \
+		-append "console=ttyAMA0 panic=-1 printk.devkmsg=on $append" \
 		</dev/null >"$logf.raw" 2>&1 || rc=$?
 	tr -d '\r' <"$logf.raw" >"$logf"
 	rm -f "$logf.raw"

@@ -6,6 +6,7 @@
 #   make demo           boot the test kernel, show tables, rules and an oops trace
 #   make check-stock    smoke test on Debian's stock 6.1 kernel
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
+#   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make tools          build/kunwind-dump
 #   make test-host      host unit and differential tests (ASan+UBSan)
 #   make fuzz           libFuzzer targets (FUZZ_SECONDS each)
@@ -29,7 +30,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64
+	check-arm64 lint
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -78,6 +79,9 @@ check-arm64:
 
 bench:
 	@scripts/bench.sh
+
+lint:
+	@scripts/lint.sh
 
 clean:
 	rm -rf $(B)

@@ -471,6 +471,7 @@ static noinline int bench_irq_leaf(struct bench_ctx *c)
 	for (r = 0; r < rounds && time_before(jiffies, end); r++) {
 		hrtimer_start(&b->timer, ns_to_ktime(20 * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_PINNED_HARD);
+		/* pairs with the release in bench_irq_fn(): its walks are stored */
 		while (smp_load_acquire(&b->round) == r &&
 		       time_before(jiffies, end))
 			cpu_relax();

@@ -104,6 +104,7 @@ class Frame:
         self.version = False
         self.plan = None
         self.results = []
+        self.next_num = 1        # the number the next result should have
         self.diag = []           # diagnostics since the last result
         self.alldiag = []        # all its diagnostic lines
 
@@ -217,8 +218,10 @@ class Stream:
             r.children = children
             if not children.name:
                 children.name = r.name
-        if self.strict and num is not None and num != len(top.results) + 1:
-            self.misnumbered.append((r, len(top.results) + 1))
+        if self.strict and num is not None and num != top.next_num:
+            # One failure per gap (a lost line), then count on from it.
+            self.misnumbered.append((r, top.next_num))
+        top.next_num = (num if num is not None else top.next_num) + 1
         top.results.append(r)
         self.display.append((no, line))
 

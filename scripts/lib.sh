@@ -254,6 +254,8 @@ kuw_accel() {
 
 # kuw_qemu KERNEL INITRD LOG TIMEOUT APPEND [MEM]: boot the guest on the
 # serial console, -smp 2, output to LOG; $QEMU_EXTRA adds options.
+# printk.devkmsg=on: the guests write their results to /dev/kmsg
+# (scripts/init/common.sh), which is otherwise rate-limited.
 # Returns 0 if the guest ended itself, 124 on timeout.
 kuw_qemu() {
 	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-256M}
@@ -266,7 +268,7 @@ kuw_qemu() {
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 $append" \
+		-append "console=ttyS0 panic=-1 printk.devkmsg=on $append" \
 		</dev/null >"$logf.raw" 2>&1 || rc=$?
 	tr -d '\r' <"$logf.raw" >"$logf"
 	rm -f "$logf.raw"
@@ -283,22 +285,25 @@ kuw_qemu_arm64() {
 	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-512M}
 	local cpu=${KUNWIND_ARM64_CPU:-max,pauth-impdef=on} rc=0
 	log "booting $(basename "$kernel") (aarch64, tcg, -cpu $cpu, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	# shellcheck disable=SC2086 # QEMU_EXTRA: several options, split
 	timeout -k 5 "$tmo" qemu-system-aarch64 \
 		-M virt -accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyAMA0 panic=-1 $append" \
+		-append "console=ttyAMA0 panic=-1 printk.devkmsg=on $append" \
 		</dev/null >"$logf.raw" 2>&1 || rc=$?
 	tr -d '\r' <"$logf.raw" >"$logf"
 	rm -f "$logf.raw"
 	return "$rc"
 }
 
-# kuw_build_modules KDIR WORK: copy the repository to WORK/src (the work tree
-# may be shared, and out-of-tree builds write objects next to the sources)
-# and build kunwind.ko and the test modules there.  Log in WORK/modules.log.
+# kuw_build_modules KDIR WORK [MAKE ARG...]: copy the repository to
+# WORK/src (the work tree may be shared, and out-of-tree builds write
+# objects next to the sources) and build kunwind.ko and the test modules
+# there (make lint adds C=2).  Log in WORK/modules.log.
 kuw_build_modules() {
 	local kdir=$1 work=$2
+	shift 2
 	mkdir -p "$work/src"
 	rsync -a --delete --exclude=.git --exclude=/build --exclude='*.o' \
 		--exclude='*.ko' --exclude='.*.cmd' "$REPO/" "$work/src/"
@@ -307,7 +312,7 @@ kuw_build_modules() {
 	local xa=()
 	[ "$KUW_ARCH" != arm64 ] ||
 		xa=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
-	if ! make -C "$kdir" "${xa[@]}" M="$work/src" -j"$JOBS" modules \
+	if ! make -C "$kdir" "${xa[@]}" M="$work/src" -j"$JOBS" "$@" modules \
 		>"$work/modules.log" 2>&1; then
 		kuw_ticker_stop
 		cat "$work/modules.log" >&2

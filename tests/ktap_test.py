@@ -151,6 +151,17 @@ def ktap_guest_numbering_and_extra_results():
 
 
 @test
+def ktap_lost_line_is_one_failure_not_a_cascade():
+    log = guest('KTAP version 1', '1..5', 'ok 1 a', 'ok 3 c', 'ok 4 d',
+                'ok 5 e')
+    rc, out = run(log)
+    fails = [x for x in out if x.startswith('FAIL')]
+    # the gap, and the guest's plan of 5 with 4 results
+    assert len(fails) == 2, out
+    assert any('numbered 3, expected 2' in x for x in fails), out
+
+
+@test
 def ktap_kernel_reports_fail():
     for msg in ('WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x10',
                 'BUG: KASAN: slab-out-of-bounds in f+0x1/0x10',

@@ -18,6 +18,12 @@ KUW_PROFILE=$(cat /etc/kuw-profile 2>/dev/null || echo base)
 export KUW_PROFILE
 [ -f /boot/vmlinux ] && export KUW_VMLINUX=/boot/vmlinux
 
+# Everything /init and its checks print goes through the kernel log, one
+# record per line (printk.devkmsg=on, set by kuw_qemu, lifts the rate
+# limit on /dev/kmsg): written to the console directly, a line could be
+# cut in two by a kernel message printed meanwhile, and lose its result.
+[ -c /dev/kmsg ] && exec >/dev/kmsg 2>&1
+
 KTAP_PREFIX="kuw-guest: "
 # shellcheck source=ktap.sh
 . /etc/kuw-ktap.sh

@@ -10,6 +10,9 @@
 #   notok NAME             "not ok <n> NAME"
 #   skip NAME REASON       "ok <n> NAME # SKIP REASON"
 #   diag TEXT              "# TEXT"; without TEXT, each line of stdin
+#
+# Every line is written with one write() (echo, awk with fflush): /init
+# sends its output to /dev/kmsg, where each write is one record.
 #   check NAME CMD...      run CMD: ok, or not ok after its output as diagnostics
 #   ktap_subtest NAME CMD...   run CMD, a KTAP producer, as a nested test: its
 #                          lines indented, any line that is not KTAP made a
@@ -29,7 +32,10 @@ diag() {
 	if [ $# -gt 0 ]; then
 		ktap_line "# $*"
 	else
-		sed "s/^/${KTAP_PREFIX:-}# /"
+		# one write per line (/init writes to /dev/kmsg: one record each)
+		while IFS= read -r ktap_l || [ -n "$ktap_l" ]; do
+			ktap_line "# $ktap_l"
+		done
 	fi
 }
 ok() {

@@ -184,24 +184,19 @@ void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p)
  */
 noinline void kuw_arch_capture(struct kuw_regs *r)
 {
+	/* r->r[n] is at byte 8 * n: x19 152, x29 232, sp 248, pc 256 */
 	asm volatile("adr x9, .\n\t"
-		     "str x9, %0\n\t"
+		     "str x9, [%0, #256]\n\t"
 		     "mov x9, sp\n\t"
-		     "str x9, %1\n\t"
-		     "stp x29, x30, %2\n\t"
-		     "stp x19, x20, %3\n\t"
-		     "stp x21, x22, %4\n\t"
-		     "stp x23, x24, %5\n\t"
-		     "stp x25, x26, %6\n\t"
-		     "stp x27, x28, %7\n\t"
-		     : "=m" (r->r[KUW_A64_PC]), "=m" (r->r[KUW_A64_SP]),
-		       "=Q" (*(u64 (*)[2])&r->r[29]),
-		       "=Q" (*(u64 (*)[2])&r->r[19]),
-		       "=Q" (*(u64 (*)[2])&r->r[21]),
-		       "=Q" (*(u64 (*)[2])&r->r[23]),
-		       "=Q" (*(u64 (*)[2])&r->r[25]),
-		       "=Q" (*(u64 (*)[2])&r->r[27])
-		     : : "x9", "memory");
+		     "str x9, [%0, #248]\n\t"
+		     "stp x29, x30, [%0, #232]\n\t"
+		     "stp x19, x20, [%0, #152]\n\t"
+		     "stp x21, x22, [%0, #168]\n\t"
+		     "stp x23, x24, [%0, #184]\n\t"
+		     "stp x25, x26, [%0, #200]\n\t"
+		     "stp x27, x28, [%0, #216]\n\t"
+		     : : "r" (r->r) : "x9", "memory");
+	BUILD_BUG_ON(KUW_A64_PC != 32 || KUW_A64_SP != 31);
 	r->valid = KUW_A64_CALLEE_SAVED;
 	r->lazy = 0;
 }

@@ -1,3 +1,4 @@
-# The engine: plain C files under module/ that build into kunwind.ko and into
-# the host tool and tests alike.  Included by Kbuild and Makefile.
-KUW_ENGINE := err read ehframe ehframe_hdr cfi dwop sframe rows step format blob
+# The engine: plain C files under module/engine/ that build into kunwind.ko
+# and into the host tool and tests alike.  Included by Kbuild and Makefile;
+# tests/fuzz/run.sh and scripts/check.sh read the list from this one line.
+KUW_ENGINE := err read ehframe ehframe_hdr cfi dwop sframe rows_build rows_layout rows_lookup step format blob

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compiled rows, load time (rows.h): the collected FDEs in address order,
+ * checked for overlap, their rows laid out into the table with its
+ * two-level block index.
+ */
+#include "rows.h"
+
+static int rows_cmp_fde(const void *a, const void *b)
+{
+	const struct rows_fde *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	/* one order whatever the sort: the later one is the overlap found */
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+/* rows_cmp_fde(x, y) < 0, inline: start decides almost always. */
+static kuw_always_inline bool rows_fde_lt(const struct rows_fde *x,
+					  const struct rows_fde *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->end != y->end)
+		return x->end < y->end;
+	return x->off < y->off;
+}
+
+/* At most this many piles in rows_order(), else kuw_sort(). */
+#define ROWS_PILES	32
+#define ROWS_NIL	0xffffffffU
+
+/* Blocks per page: 1 << KUW_PAGE_BLOCKS_LOG. */
+#define KUW_PAGE_BLOCKS_LOG	6
+
+/*
+ * What the layout needs of the FDEs with rows, summed in any order: the
+ * lowest start is the table's base; once no two FDEs overlap, the highest
+ * end is the last one's end.
+ */
+struct rows_sum {
+	u64 lo;		/* lowest start, ~0 when none */
+	u64 hi;		/* highest end */
+	u64 covered;	/* bytes they cover */
+	u32 nfde;
+};
+
+/*
+ * The FDEs dealt onto piles, each an ascending sequence chained by index
+ * (rows_deal()); @np == 0 with FDEs: sorted in place instead.
+ */
+struct rows_piles {
+	u32 *next;	/* [nfdes] */
+	u32 last[ROWS_PILES];
+	u32 head[ROWS_PILES];
+	u32 np;
+};
+
+/*
+ * rows_visit()'s state, locals of rows_order_gen(): the FDEs in address
+ * order, checked, and their rows laid out into @pc and @r16 or @r32.
+ */
+struct rows_ord {
+	u64 base;
+	u64 prev_end;		/* of the last non-empty FDE */
+	u32 *pc;		/* pc[0] */
+	u32 *pp;		/* the next row's pc */
+	u16 *p16;		/* and its rule */
+	u32 *p32;
+	bool any;
+};
+
+/* How rows_order_gen() lays the rows out. */
+enum rows_mode {
+	ROWS_CHECK,		/* not: only check */
+	ROWS_R16,		/* 16-bit rule indexes */
+	ROWS_R32,		/* 32-bit rule indexes */
+};
+
+/*
+ * The next FDE in address order.  Each is checked for overlap against the
+ * last non-empty one before it, not only its neighbour: an empty FDE
+ * between two overlapping ones must not hide the overlap (the layout
+ * relies on sorted, disjoint ranges).  Then (@mode) its rows go out, then
+ * its end marker, merging equal neighbours inside an FDE.  An FDE's first
+ * row is always kept, even when it repeats the rule of the FDE before it:
+ * the row a pc is reported under (debugfs rules, kunwind-dump rules) then
+ * always starts inside that pc's function.  An end marker where the next
+ * FDE starts gives way to its first row.
+ */
+static kuw_always_inline int rows_visit(struct rows_build *b,
+					struct rows_ord *w,
+					const struct rows_fde *f,
+					enum rows_mode mode)
+{
+	const struct rows_row *r, *e;
+	u32 fo, o, prev, rule, *pp, *p32;
+	u16 *p16;
+
+	if (f->start == f->end)
+		return 0;
+	if (w->any && f->start < w->prev_end)
+		return kuw_fail(b->diag, b->secname, f->off, KUW_E_OVERLAP);
+	w->any = true;
+	w->prev_end = f->end;
+	if (mode == ROWS_CHECK || !f->nrows)
+		return 0;
+	fo = f->start - w->base;
+	r = &b->rows[f->first];
+	e = r + f->nrows;
+	o = fo + r->off;
+	pp = w->pp;
+	p16 = w->p16;
+	p32 = w->p32;
+	if (pp != w->pc && pp[-1] == o) {
+		/* end marker where this FDE starts */
+		pp--;
+		if (mode == ROWS_R32)
+			p32--;
+		else
+			p16--;
+	}
+	prev = r->rule;
+	*pp++ = o;
+	if (mode == ROWS_R32)
+		*p32++ = prev;
+	else
+		*p16++ = prev;
+	if (likely(!b->dups)) {
+		/* no two neighbours in rows[] share a rule: a plain copy */
+		while (++r < e) {
+			*pp++ = fo + r->off;
+			if (mode == ROWS_R32)
+				*p32++ = r->rule;
+			else
+				*p16++ = r->rule;
+		}
+	} else {
+		while (++r < e) {
+			rule = r->rule;
+			if (rule == prev)
+				continue;
+			prev = rule;
+			*pp++ = fo + r->off;
+			if (mode == ROWS_R32)
+				*p32++ = rule;
+			else
+				*p16++ = rule;
+		}
+	}
+	*pp++ = f->end - w->base;
+	if (mode == ROWS_R32)
+		*p32++ = KUW_RULE_NONE;
+	else
+		*p16++ = KUW_RULE_NONE;
+	w->pp = pp;
+	w->p16 = p16;
+	w->p32 = p32;
+	return 0;
+}
+
+/*
+ * Deal the FDEs onto piles for rows_order(), summing @sm up on the way.
+ * They come as a few ascending sequences interleaved: vmlinux .eh_frame
+ * has 1337 ascending runs (each object file's .init.text FDEs follow its
+ * .text ones) but only 10 such sequences.  Each FDE goes onto the first
+ * pile whose last FDE does not sort after it (patience sorting; the
+ * piles' last FDEs sort in decreasing order, so the pile the FDE before
+ * went to is tried first, then a binary search).  More than ROWS_PILES
+ * piles, or no memory: kuw_sort() (a heap sort in the kernel) in place.
+ */
+static kuw_noinline void rows_deal(struct rows_build *b, struct rows_piles *pl,
+				   struct rows_sum *sm)
+{
+	const struct rows_fde *a = b->fdes, *bound = NULL;
+	u32 n = b->nfdes, np = 0, i, p = 0, k, lo, hi, nfde = 0;
+	u64 lo_start = ~0ULL, hi_end = 0, covered = 0;
+	u32 *next, *last = pl->last, *head = pl->head;
+
+	next = kuw_alloc_raw(((size_t)n + 1) * sizeof(u32));
+	/*
+	 * p is the pile of the FDE before (a[i - 1] is its last), @bound
+	 * the last FDE of pile p - 1 (NULL for pile 0): x joins pile p when
+	 * it sorts after the FDE before and before @bound.
+	 */
+	for (i = 0; i < n; i++) {
+		const struct rows_fde *x = &a[i];
+
+		if (x->nrows) {
+			nfde++;
+			covered += x->end - x->start;
+			if (x->start < lo_start)
+				lo_start = x->start;
+			if (x->end > hi_end)
+				hi_end = x->end;
+		}
+		if (!next)
+			continue;
+		if (!(np && !rows_fde_lt(x, x - 1) &&
+		      (!bound || rows_fde_lt(x, bound)))) {
+			/* the first pile whose last FDE is not after x */
+			lo = 0;
+			hi = np;
+			while (lo < hi) {
+				k = lo + (hi - lo) / 2;
+				if (rows_fde_lt(x, &a[last[k]]))
+					lo = k + 1;
+				else
+					hi = k;
+			}
+			p = lo;
+			bound = p ? &a[last[p - 1]] : NULL;
+			if (p == np) {
+				if (np == ROWS_PILES) {
+					kuw_free(next);
+					next = NULL;
+					continue;
+				}
+				np++;
+				head[p] = i;
+				last[p] = i;
+				continue;
+			}
+		}
+		next[last[p]] = i;
+		last[p] = i;
+	}
+	sm->lo = lo_start;
+	sm->hi = hi_end;
+	sm->covered = covered;
+	sm->nfde = nfde;
+	pl->next = next;
+	pl->np = next ? np : 0;
+	if (!next)
+		kuw_sort(b->fdes, n, sizeof(*a), rows_cmp_fde);
+}
+
+/*
+ * rows_visit() the FDEs in address order: start, then end, then offset
+ * (no two compare equal, so any correct sort gives one order).  Merge the
+ * piles, taking FDEs from the pile with the least head while it stays
+ * below the second least (vmlinux: 37 switches).
+ */
+static kuw_always_inline int rows_order_gen(struct rows_build *b,
+					    struct rows_piles *pl,
+					    struct rows_ord *wo,
+					    enum rows_mode mode)
+{
+	const struct rows_fde *a = b->fdes, *lim;
+	u32 *next = pl->next, *head = pl->head, np = pl->np, i, p, q, k;
+	struct rows_ord w = *wo;
+	int ret = 0;
+
+	if (!np) {	/* sorted in place */
+		for (i = 0; i < b->nfdes; i++) {
+			ret = rows_visit(b, &w, &a[i], mode);
+			if (ret)
+				break;
+		}
+		goto out;
+	}
+	for (p = 0; p < np; p++)
+		next[pl->last[p]] = ROWS_NIL;
+	while (np > 1) {
+		/* p: the pile with the least head, q: the second least */
+		p = 0;
+		q = 1;
+		if (rows_fde_lt(&a[head[1]], &a[head[0]])) {
+			p = 1;
+			q = 0;
+		}
+		for (k = 2; k < np; k++) {
+			if (rows_fde_lt(&a[head[k]], &a[head[p]])) {
+				q = p;
+				p = k;
+			} else if (rows_fde_lt(&a[head[k]], &a[head[q]])) {
+				q = k;
+			}
+		}
+		lim = &a[head[q]];
+		i = head[p];
+		do {
+			ret = rows_visit(b, &w, &a[i], mode);
+			if (ret)
+				goto out;
+			i = next[i];
+		} while (i != ROWS_NIL && rows_fde_lt(&a[i], lim));
+		if (i == ROWS_NIL)
+			head[p] = head[--np];	/* pile p is empty */
+		else
+			head[p] = i;
+	}
+	for (i = head[0]; i != ROWS_NIL; i = next[i]) {
+		ret = rows_visit(b, &w, &a[i], mode);
+		if (ret)
+			break;
+	}
+out:
+	*wo = w;
+	return ret;
+}
+
+/* rows_order_gen() once per mode: no per-row mode test. */
+static kuw_noinline int rows_order_check(struct rows_build *b,
+					 struct rows_piles *pl,
+					 struct rows_ord *w)
+{
+	return rows_order_gen(b, pl, w, ROWS_CHECK);
+}
+
+static kuw_noinline int rows_order16(struct rows_build *b,
+				     struct rows_piles *pl, struct rows_ord *w)
+{
+	return rows_order_gen(b, pl, w, ROWS_R16);
+}
+
+static kuw_noinline int rows_order32(struct rows_build *b,
+				     struct rows_piles *pl, struct rows_ord *w)
+{
+	return rows_order_gen(b, pl, w, ROWS_R32);
+}
+
+/* page[p] = 1 for each page p holding an FDE with rows. */
+static kuw_noinline void rows_mark_pages(const struct rows_build *b, u32 *page,
+					 u64 base, u32 pshift)
+{
+	const struct rows_fde *f = b->fdes, *e = f + b->nfdes;
+	u32 p, last;
+
+	for (; f < e; f++) {
+		if (!f->nrows)
+			continue;
+		p = (f->start - base) >> pshift;
+		last = (f->end - 1 - base) >> pshift;
+		page[p] = 1;
+		while (p < last)
+			page[++p] = 1;
+	}
+}
+
+static u32 rows_align4(u64 n)
+{
+	return (n + 3) & ~3ULL;
+}
+
+/*
+ * Block size: about four rows per block where there is code, from the
+ * bytes the FDEs cover (not the span, which may hold large gaps); then
+ * larger if the page array would outgrow the rows.
+ */
+static u32 rows_block_shift(u64 covered, u64 span, u32 nrows)
+{
+	u32 shift;
+
+	for (shift = 4; shift < 24; shift++)
+		if ((covered >> shift) < nrows / 4 + 1)
+			break;
+	while (shift < 31 - KUW_PAGE_BLOCKS_LOG &&
+	       (span >> (shift + KUW_PAGE_BLOCKS_LOG)) > (u64)nrows + 1024)
+		shift++;
+	return shift;
+}
+
+/*
+ * block[k]: the first row whose pc >= the start of block k, nrows when
+ * none; the blocks of page p are block[page[p]] .. block[page[p + 1] - 1].
+ * One pass over the blocks and the rows (pc[] is sorted).
+ */
+static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
+				     u32 npages, const u32 *pc, u32 nrows,
+				     u32 shift, u32 pshift)
+{
+	u64 lim, step = 1ULL << shift, top;
+	const u32 *pj = pc;
+	u32 i, k, kend;
+
+	if (!nrows) {	/* no FDE with rows: no blocks */
+		block[page[npages]] = 0;
+		return;
+	}
+	/* a block starting at or before the last row's pc stops the scan */
+	top = pc[nrows - 1];
+	for (i = 0; i < npages; i++) {
+		k = page[i];
+		kend = page[i + 1];
+		lim = (u64)i << pshift;
+		for (; k < kend; k++, lim += step) {
+			if (unlikely(lim > top))
+				pj = pc + nrows;
+			else
+				while (*pj < lim)
+					pj++;
+			block[k] = pj - pc;
+		}
+	}
+	block[page[npages]] = nrows;
+}
+
+/**
+ * kuw_rows_layout() - check the collected FDEs and lay out the table
+ * @b: the rows and rules collected from one section
+ * @out: the new table
+ *
+ * Checks the FDEs in address order and lays their rows out in the final
+ * table.  The table is not zeroed when allocated: every byte of it is
+ * written here.  Overlap is reported first, then a table too large (or no
+ * memory for it).
+ *
+ * Return: 0, or a negative enum kuw_err (named in b->diag).
+ */
+int kuw_rows_layout(struct rows_build *b, struct kuw_table **out)
+{
+	u32 nrows, i, nblocks = 0, shift, pshift, npages;
+	const char *owner = b->obj->owner ? b->obj->owner : "?";
+	u32 owner_len = strlen(owner) + 1;
+	u64 base = 0, span = 0, off = 0, sz_hdr, sz_pc, sz_rule;
+	u64 sz_roff, sz_block, sz_page, sz_pool;
+	struct rows_ord w = { 0 };
+	struct rows_piles pl;
+	struct rows_sum sm;
+	struct kuw_table *t;
+	u32 *pc, *roff, *block, *page = NULL;
+	u16 *r16 = NULL;
+	u32 *r32 = NULL;
+	u8 *mem = NULL;
+	bool wide;
+	int ret, err = 0;
+
+	rows_deal(b, &pl, &sm);
+	/* every row belongs to an FDE with rows, each gets an end marker */
+	nrows = b->nrows + sm.nfde;
+	if (sm.nfde) {
+		base = sm.lo;
+		span = sm.hi - base;
+	}
+	shift = rows_block_shift(sm.covered, span, nrows);
+	pshift = shift + KUW_PAGE_BLOCKS_LOG;
+	npages = (span >> pshift) + 1;
+	wide = b->nrules > 0xffff;
+	sz_hdr = rows_align4(sizeof(*t));
+	sz_pc = rows_align4((u64)nrows * 4);
+	sz_rule = rows_align4((u64)nrows * (wide ? 4 : 2));
+	sz_roff = (u64)b->nrules * 4;
+	sz_page = ((u64)npages + 1) * 4;
+	sz_pool = rows_align4(b->pool_len);
+	if (span > 0xffffffffULL) {
+		err = KUW_E_TOOBIG;
+	} else {
+		/* pages holding some FDE, then their first blocks */
+		page = kuw_alloc(sz_page);
+		if (!page) {
+			err = KUW_E_NOMEM;
+		} else {
+			rows_mark_pages(b, page, base, pshift);
+			for (i = 0; i < npages; i++) {
+				u32 present = page[i];
+
+				page[i] = nblocks;
+				if (present)
+					nblocks += 1U << KUW_PAGE_BLOCKS_LOG;
+			}
+			page[npages] = nblocks;
+		}
+	}
+	sz_block = ((u64)nblocks + 1) * 4;
+	if (!err) {
+		off = sz_hdr + sz_pc + sz_rule + sz_roff + sz_block + sz_page +
+		      sz_pool + owner_len;
+		if (off > 0x7fffffffULL)
+			err = KUW_E_TOOBIG;
+		else
+			mem = kuw_alloc_raw(off);
+		if (!err && !mem)
+			err = KUW_E_NOMEM;
+	}
+	if (err) {
+		/* the FDEs are still checked: an overlap is reported first */
+		ret = rows_order_check(b, &pl, &w);
+		if (!ret)
+			ret = kuw_fail(b->diag, b->secname, 0, err);
+		goto out;
+	}
+	t = (struct kuw_table *)mem;
+	memset(mem, 0, sz_hdr);
+	t->bytes = off;
+	off = sz_hdr;
+	pc = (u32 *)(mem + off);
+	off += sz_pc;
+	if (wide)
+		r32 = (u32 *)(mem + off);
+	else
+		r16 = (u16 *)(mem + off);
+	off += sz_rule;
+	roff = (u32 *)(mem + off);
+	off += sz_roff;
+	block = (u32 *)(mem + off);
+	off += sz_block;
+	memcpy(mem + off, page, sz_page);
+	kuw_free(page);
+	page = (u32 *)(mem + off);
+	off += sz_page;
+	memcpy(mem + off, b->pool, b->pool_len);
+	memset(mem + off + b->pool_len, 0, sz_pool - b->pool_len);
+	t->pool = mem + off;
+	off += sz_pool;
+	memcpy(mem + off, owner, owner_len);
+	t->owner = (const char *)(mem + off);
+	memcpy(roff, b->rule_off, (size_t)b->nrules * 4);
+
+	w.base = base;
+	w.pc = pc;
+	w.pp = pc;
+	w.p16 = r16;
+	w.p32 = r32;
+	if (wide)
+		ret = rows_order32(b, &pl, &w);
+	else
+		ret = rows_order16(b, &pl, &w);
+	if (ret) {
+		kuw_free(mem);
+		kuw_free(pl.next);
+		return ret;
+	}
+	i = w.pp - pc;
+	/* merged rows leave the arrays' tails unused: zero them */
+	memset(pc + i, 0, sz_pc - (u64)i * 4);
+	if (wide)
+		memset(r32 + i, 0, sz_rule - (u64)i * 4);
+	else
+		memset(r16 + i, 0, sz_rule - (u64)i * 2);
+	nrows = i;
+	rows_blocks(block, page, npages, pc, nrows, shift, pshift);
+
+	t->src = b->src;
+	t->arch = b->obj->arch;
+	t->block_shift = shift;
+	t->page_shift = pshift;
+	t->npages = npages;
+	t->page = page;
+	t->base = base;
+	t->start = base;
+	t->end = base + span;
+	t->nrows = nrows;
+	t->nrules = b->nrules;
+	t->nblocks = nblocks;
+	t->nfde = sm.nfde;
+	t->pc = pc;
+	t->rule16 = r16;
+	t->rule32 = r32;
+	t->rule_off = roff;
+	t->block = block;
+	*out = t;
+	kuw_free(pl.next);
+	return 0;
+out:
+	kuw_free(page);
+	kuw_free(pl.next);
+	return ret;
+}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CFI interpreter's fast path (interned states, remembered runs of
- * rule ops, module/cfi.c) against its general path (KUW_OBJ_GENERAL) on
+ * rule ops, module/engine/cfi_fast.c) against its general path (KUW_OBJ_GENERAL) on
  * real objects: this runner, libc, libstdc++ and, when the test bed built
  * it, the test kernel's vmlinux.  Same result and the same rows, FDE by
  * FDE, as text.  readelf checks the rows themselves (tests/difftest.sh);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * DW_CFA interpreter (cfi.c), used by the .eh_frame/.debug_frame walker.
- * It runs a CIE's initial instructions, then an FDE's instructions, and
- * reports one row per location where the rules may have changed.  It
- * allocates nothing: all state lives in struct kuw_cfi, which the caller
- * provides (about 4 KB: allocate it zeroed, never on a kernel stack), with
- * an optional larger cache of recent rules (kuw_cfi.rc).
+ * DW_CFA interpreter (cfi.c, its fast path cfi_fast.c), used by the
+ * .eh_frame/.debug_frame walker.  It runs a CIE's initial instructions,
+ * then an FDE's instructions, and reports one row per location where the
+ * rules may have changed.  It allocates nothing: all state lives in struct
+ * kuw_cfi, which the caller provides (about 4 KB: allocate it zeroed, never
+ * on a kernel stack), with an optional larger cache of recent rules
+ * (kuw_cfi.rc) and the fast path's memory (kuw_cfi_caches()).
  */
 #ifndef KUNWIND_CFI_H
 #define KUNWIND_CFI_H
@@ -63,7 +64,7 @@ struct kuw_cfi_rc {
 	struct kuw_rule rule;
 };
 
-/* The fast path's interned states and memo (cfi.c), per walk. */
+/* The fast path's interned states and memo (cfi_fast.c), per walk. */
 struct kuw_cfi_fast;
 
 /* Zeroed before the first program (kuw_alloc() zeroes). */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the DW_CFA interpreter alone (module/cfi.c:
- * kuw_cfi_run_cie, kuw_cfi_run_fde, kuw_cfi_to_rule), fed the parameters a
- * parsed CIE would give it straight from the input, so that every byte
- * after a short header is CFA program text.
+ * libFuzzer target: the DW_CFA interpreter alone (module/engine/cfi.c and
+ * cfi_fast.c: kuw_cfi_run_cie, kuw_cfi_run_fde, kuw_cfi_to_rule), fed the
+ * parameters a parsed CIE would give it straight from the input, so that
+ * every byte after a short header is CFA program text.
  *
  * Input: flags (1 byte: bit 0 AArch64, bit 1 .debug_frame (set_loc reads
  * an absolute address), bit 2 signal frame, bit 3 4-byte addresses), code

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fake memory for the host test runner: see mem.h. */
 #include "mem.h"
+#include "read.h"
 
 struct kt_mem_region {
 	u64 addr;
@@ -47,10 +48,8 @@ int kt_mem_add(u64 addr, const void *bytes, u32 len)
 int kt_mem_put64(u64 addr, u64 val)
 {
 	u8 b[8];
-	int i;
 
-	for (i = 0; i < 8; i++)
-		b[i] = (u8)(val >> (8 * i));
+	kuw_put_le(b, val, sizeof(b));
 	return kt_mem_add(addr, b, sizeof(b));
 }
 

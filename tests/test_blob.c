@@ -9,6 +9,7 @@
 
 #include "kt.h"
 #include "engine.h"
+#include "read.h"
 #include "blob.h"
 #include "elf.h"
 
@@ -43,31 +44,14 @@ static u8 *blob_make(u64 *len)
 	return buf;
 }
 
-static u64 rd_le(const u8 *p, int n)
-{
-	u64 v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
-
-static void wr_le(u8 *p, u64 v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (u8)(v >> (8 * i));
-}
-
 /* Recompute the checksum after a deliberate header change. */
 static void blob_reseal(u8 *buf, u64 len)
 {
 	u32 h = 2166136261u;
 
-	wr_le(buf + KUW_BLOB_OFF_CHECKSUM, 0, 4);
+	kuw_put_le(buf + KUW_BLOB_OFF_CHECKSUM, 0, 4);
 	h = kuw_blob_fnv1a(h, buf, len);
-	wr_le(buf + KUW_BLOB_OFF_CHECKSUM, h, 4);
+	kuw_put_le(buf + KUW_BLOB_OFF_CHECKSUM, h, 4);
 }
 
 KT_TEST(blob_round_trip)
@@ -82,15 +66,15 @@ KT_TEST(blob_round_trip)
 	KT_EXPECT_EQ(len, KUW_BLOB_HDR_SIZE + sizeof(blob_payload));
 	/* The layout documented in blob.h, read back independently. */
 	KT_EXPECT(!memcmp(buf, "KUWBLOB", 8));
-	KT_EXPECT_EQ(rd_le(buf + 8, 2), 1);
-	KT_EXPECT_EQ(rd_le(buf + 10, 2), 64);
+	KT_EXPECT_EQ(kuw_get_le(buf + 8, 2), 1);
+	KT_EXPECT_EQ(kuw_get_le(buf + 10, 2), 64);
 	KT_EXPECT_EQ(buf[12], KUW_ARCH_X86_64);
 	KT_EXPECT_EQ(buf[13], KUW_SRC_EH_FRAME);
-	KT_EXPECT_EQ(rd_le(buf + 16, 8), in.stext);
-	KT_EXPECT_EQ(rd_le(buf + 24, 8), in.obj.text_start);
-	KT_EXPECT_EQ(rd_le(buf + 32, 8), in.obj.text_end);
-	KT_EXPECT_EQ(rd_le(buf + 40, 8), in.sec.addr);
-	KT_EXPECT_EQ(rd_le(buf + 48, 4), sizeof(blob_payload));
+	KT_EXPECT_EQ(kuw_get_le(buf + 16, 8), in.stext);
+	KT_EXPECT_EQ(kuw_get_le(buf + 24, 8), in.obj.text_start);
+	KT_EXPECT_EQ(kuw_get_le(buf + 32, 8), in.obj.text_end);
+	KT_EXPECT_EQ(kuw_get_le(buf + 40, 8), in.sec.addr);
+	KT_EXPECT_EQ(kuw_get_le(buf + 48, 4), sizeof(blob_payload));
 	KT_EXPECT(!memcmp(buf + 64, blob_payload, sizeof(blob_payload)));
 
 	KT_ASSERT_EQ(kuw_blob_parse(buf, len, &out, &d), 0);
@@ -143,7 +127,7 @@ static void blob_expect(int field, int width, u64 val, bool reseal,
 		KT_EXPECT(buf);
 		return;
 	}
-	wr_le(buf + field, val, width);
+	kuw_put_le(buf + field, val, width);
 	if (reseal)
 		blob_reseal(buf, len);
 	KT_EXPECT_EQ(kuw_blob_parse(buf, len, &out, &d), -err);

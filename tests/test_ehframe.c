@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "arch.h"
 #include "dwarf.h"
+#include "read.h"
 #include "cfi_fixture.h"
 #include "kt.h"
 
@@ -87,10 +88,8 @@ static u32 rec_start(struct bb *b, bool dw64)
 static void rec_end(struct bb *b, u32 at, bool dw64)
 {
 	u64 len = b->n - at - (dw64 ? 12 : 4);
-	int i;
 
-	for (i = 0; i < (dw64 ? 8 : 4); i++)
-		b->b[at + (dw64 ? 4 : 0) + i] = (u8)(len >> (8 * i));
+	kuw_put_le(b->b + at + (dw64 ? 4 : 0), len, dw64 ? 8 : 4);
 }
 
 /* x86_64-like CIE: def_cfa rsp+8, offset ra at cfa-8. */

@@ -10,16 +10,8 @@
 
 #include "kt.h"
 #include "engine.h"
+#include "read.h"
 #include "elf.h"
-
-static u64 te_le(const u8 *p, int n)
-{
-	u64 v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 /* Write @text to <builddir>/<name>.s and run @cmd (with %s = builddir). */
 static int te_build(const char *name, const char *text, const char *cmdfmt)
@@ -100,17 +92,17 @@ static int te_fdes(const struct kuw_elf_sec *s, u64 *start, u64 *len, int max)
 	int n = 0;
 
 	while (off + 8 <= s->size && n < max) {
-		u32 l = (u32)te_le(s->data + off, 4);
+		u32 l = (u32)kuw_get_le(s->data + off, 4);
 		u32 id;
 
 		if (!l)
 			break;
-		id = (u32)te_le(s->data + off + 4, 4);
+		id = (u32)kuw_get_le(s->data + off + 4, 4);
 		if (id) {	/* FDE: pc_begin at +8, pc_range at +12 */
-			s32 rel = (s32)te_le(s->data + off + 8, 4);
+			s32 rel = (s32)kuw_get_le(s->data + off + 8, 4);
 
 			start[n] = s->addr + off + 8 + (s64)rel;
-			len[n] = te_le(s->data + off + 12, 4);
+			len[n] = kuw_get_le(s->data + off + 12, 4);
 			n++;
 		}
 		off += 4 + (u64)l;
@@ -123,12 +115,12 @@ static s32 te_sframe_start(const struct kuw_elf_sec *s, int i, u64 *field)
 {
 	u8 ver = s->data[2];
 	u32 hdr = 28 + s->data[7];
-	u32 fdeoff = (u32)te_le(s->data + 20, 4);
+	u32 fdeoff = (u32)kuw_get_le(s->data + 20, 4);
 	u32 fdesz = ver == 1 ? 17 : 20;
 	u64 at = hdr + fdeoff + (u64)i * fdesz;
 
 	*field = s->addr + at;
-	return (s32)te_le(s->data + at, 4);
+	return (s32)kuw_get_le(s->data + at, 4);
 }
 
 static const char *const te_fn[] = { "fa", "fb", "fc" };
@@ -338,11 +330,11 @@ KT_TEST(elf_rel_every_reloc_type_arm64)
 	KT_ASSERT_EQ(kuw_elf_symbol(&o, "f", &f), 0);
 	KT_EXPECT_EQ(f, kuw_elf_find(&o, ".text")->addr + 4);
 	P = s->addr;
-	KT_EXPECT_EQ((u32)te_le(s->data, 4), (u32)(f + 3 - P));
-	KT_EXPECT_EQ(te_le(s->data + 4, 8), f - 5 - (P + 4));
-	KT_EXPECT_EQ(te_le(s->data + 12, 4), f + 7);
-	KT_EXPECT_EQ(te_le(s->data + 16, 8), f + 11);
-	KT_EXPECT_EQ(te_le(s->data + 24, 4), 0x5a5a5a5a);
+	KT_EXPECT_EQ((u32)kuw_get_le(s->data, 4), (u32)(f + 3 - P));
+	KT_EXPECT_EQ(kuw_get_le(s->data + 4, 8), f - 5 - (P + 4));
+	KT_EXPECT_EQ(kuw_get_le(s->data + 12, 4), f + 7);
+	KT_EXPECT_EQ(kuw_get_le(s->data + 16, 8), f + 11);
+	KT_EXPECT_EQ(kuw_get_le(s->data + 24, 4), 0x5a5a5a5a);
 	KT_EXPECT_EQ(o.nrel, 4);
 	kuw_elf_close(&o);
 }
@@ -369,12 +361,12 @@ KT_TEST(elf_rel_debug_frame_abs64)
 	df = kuw_elf_find(&o, ".debug_frame");
 	KT_ASSERT(df && df->data);
 	while (off + 16 <= df->size && n < 2) {
-		u32 l = (u32)te_le(df->data + off, 4);
+		u32 l = (u32)kuw_get_le(df->data + off, 4);
 
-		if (te_le(df->data + off + 4, 4) != 0xffffffffu) {
+		if (kuw_get_le(df->data + off + 4, 4) != 0xffffffffu) {
 			KT_ASSERT_EQ(kuw_elf_symbol(&o, n ? "g2" : "g1", &sym),
 				     0);
-			KT_EXPECT_EQ(te_le(df->data + off + 8, 8), sym);
+			KT_EXPECT_EQ(kuw_get_le(df->data + off + 8, 8), sym);
 			n++;
 		}
 		off += 4 + (u64)l;
@@ -410,12 +402,12 @@ KT_TEST(elf_rel_every_reloc_type)
 	KT_ASSERT_EQ(kuw_elf_symbol(&o, "f", &f), 0);
 	KT_EXPECT_EQ(f, kuw_elf_find(&o, ".text")->addr + 1);
 	P = s->addr;
-	KT_EXPECT_EQ((u32)te_le(s->data, 4), (u32)(f + 3 - P));
-	KT_EXPECT_EQ(te_le(s->data + 4, 8), f - 5 - (P + 4));
-	KT_EXPECT_EQ(te_le(s->data + 12, 4), f + 7);
-	KT_EXPECT_EQ(te_le(s->data + 16, 4), f + 9);
-	KT_EXPECT_EQ(te_le(s->data + 20, 8), f + 11);
-	KT_EXPECT_EQ(te_le(s->data + 28, 4), 0x5a5a5a5a);
+	KT_EXPECT_EQ((u32)kuw_get_le(s->data, 4), (u32)(f + 3 - P));
+	KT_EXPECT_EQ(kuw_get_le(s->data + 4, 8), f - 5 - (P + 4));
+	KT_EXPECT_EQ(kuw_get_le(s->data + 12, 4), f + 7);
+	KT_EXPECT_EQ(kuw_get_le(s->data + 16, 4), f + 9);
+	KT_EXPECT_EQ(kuw_get_le(s->data + 20, 8), f + 11);
+	KT_EXPECT_EQ(kuw_get_le(s->data + 28, 4), 0x5a5a5a5a);
 	KT_EXPECT_EQ(o.nrel, 5);
 	kuw_elf_close(&o);
 }
@@ -558,7 +550,7 @@ KT_TEST(elf_corrupt_images)
 	KT_ASSERT(img && m);
 	KT_ASSERT_EQ(fread(img, 1, size, f), size);
 	fclose(f);
-	shoff = te_le(img + 40, 8);
+	shoff = kuw_get_le(img + 40, 8);
 	for (i = 0; i < 6000; i++) {
 		struct kuw_elf e;
 		u64 n = 1 + te_rand() % 4, len = size;

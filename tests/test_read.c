@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Byte cursor tests: fixed widths, LEB128 (DWARF 5 section 7.6 and its
- * examples), DW_EH_PE_* pointers (LSB, libgcc's read_encoded_value).
+ * Byte cursor tests: fixed widths, the little-endian loads and stores,
+ * LEB128 (DWARF 5 section 7.6 and its examples), DW_EH_PE_* pointers (LSB,
+ * libgcc's read_encoded_value).
  * Expected values come from the specifications' examples and from bytes
  * `as` writes for .uleb128/.sleb128 (checked against readelf below).
  */
@@ -49,6 +50,34 @@ KT_TEST(read_fixed_widths)
 	c.pos = 20;
 	KT_EXPECT_EQ(kuw_cur_left(&c), 0);
 	KT_EXPECT_EQ(kuw_rd_u8(&c, &v8), -KUW_E_TRUNC);
+}
+
+/* The little-endian set (read.h) that the engine, tools and tests share. */
+KT_TEST(read_le_loads_and_stores)
+{
+	static const u8 b[] = { 0x01, 0x82, 0x03, 0x84, 0x05, 0x86, 0x07, 0x88,
+				0xff };
+	u8 out[10];
+	u32 n;
+
+	KT_EXPECT_EQ(kuw_get_le16(b), 0x8201);
+	KT_EXPECT_EQ(kuw_get_le16(b + 1), 0x0382);
+	KT_EXPECT_EQ(kuw_get_le32(b), 0x84038201U);
+	KT_EXPECT_EQ(kuw_get_le32(b + 5), 0xff880786U);
+	KT_EXPECT_EQ(kuw_get_le64(b), 0x8807860584038201ULL);
+	KT_EXPECT_EQ(kuw_get_le64(b + 1), 0xff88078605840382ULL);
+	KT_EXPECT_EQ(kuw_get_le(b, 0), 0);
+	KT_EXPECT_EQ(kuw_get_le(b, 1), 0x01);
+	KT_EXPECT_EQ(kuw_get_le(b, 3), 0x038201);
+	KT_EXPECT_EQ(kuw_get_le(b + 1, 8), kuw_get_le64(b + 1));
+	for (n = 0; n <= 8; n++) {
+		memset(out, 0xee, sizeof(out));
+		kuw_put_le(out + 1, 0x8807860584038201ULL, n);
+		KT_EXPECT_EQ(out[0], 0xee);
+		KT_EXPECT_EQ(out[n + 1], 0xee);
+		KT_EXPECT(!memcmp(out + 1, b, n));
+		KT_EXPECT_EQ(kuw_get_le(out + 1, n), kuw_get_le(b, n));
+	}
 }
 
 static int uleb(const u8 *b, u64 n, u64 *v, u64 *used)

@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "arch.h"
 #include "sframe.h"
+#include "read.h"
 #include "kt.h"
 
 /* ---- collecting what the walker reports ---- */
@@ -451,10 +452,10 @@ static u64 v1_to_v2(const u8 *in, u64 size, u8 *out, bool src_field,
 	u32 nfde, fdeoff, freoff, fre_len, i;
 	u64 hdr = KUW_SFH_SIZE + in[KUW_SFH_AUXHDR_LEN];
 
-	nfde = in[8] | in[9] << 8 | in[10] << 16 | (u32)in[11] << 24;
-	fre_len = in[16] | in[17] << 8 | in[18] << 16 | (u32)in[19] << 24;
-	fdeoff = in[20] | in[21] << 8 | in[22] << 16 | (u32)in[23] << 24;
-	freoff = in[24] | in[25] << 8 | in[26] << 16 | (u32)in[27] << 24;
+	nfde = kuw_get_le32(in + KUW_SFH_NUM_FDES);
+	fre_len = kuw_get_le32(in + KUW_SFH_FRE_LEN);
+	fdeoff = kuw_get_le32(in + KUW_SFH_FDEOFF);
+	freoff = kuw_get_le32(in + KUW_SFH_FREOFF);
 	memcpy(out, in, hdr);
 	out[KUW_SFH_VERSION] = 2;
 	if (pcrel)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "elf.h"
+#include "read.h"
 
 #define EHDR_SIZE	64
 #define SHDR_SIZE	64
@@ -69,29 +70,6 @@ enum rel_kind {
 #define MAX_SECTIONS	(1u << 20)
 #define MAX_ALIGN	(1ull << 32)
 
-static u16 le16(const u8 *p)
-{
-	return (u16)(p[0] | p[1] << 8);
-}
-
-static u32 le32(const u8 *p)
-{
-	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
-static u64 le64(const u8 *p)
-{
-	return (u64)le32(p) | (u64)le32(p + 4) << 32;
-}
-
-static void put_le(u8 *p, u64 v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (u8)(v >> (8 * i));
-}
-
 static int fail(struct kuw_elf *e, const char *where, u64 off,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -130,15 +108,15 @@ static int read_shdrs(struct kuw_elf *e, u64 shoff, u32 nsec, u32 shstrndx)
 		struct kuw_elf_sec *s = &e->sec[i];
 
 		s->idx = i;
-		s->type = le32(sh + 4);
-		s->flags = le64(sh + 8);
-		s->addr = le64(sh + 16);
-		s->off = le64(sh + 24);
-		s->size = le64(sh + 32);
-		s->link = le32(sh + 40);
-		s->info = le32(sh + 44);
-		s->align = le64(sh + 48);
-		s->entsize = le64(sh + 56);
+		s->type = kuw_get_le32(sh + 4);
+		s->flags = kuw_get_le64(sh + 8);
+		s->addr = kuw_get_le64(sh + 16);
+		s->off = kuw_get_le64(sh + 24);
+		s->size = kuw_get_le64(sh + 32);
+		s->link = kuw_get_le32(sh + 40);
+		s->info = kuw_get_le32(sh + 44);
+		s->align = kuw_get_le64(sh + 48);
+		s->entsize = kuw_get_le64(sh + 56);
 		s->name = "";
 		if (s->type == SHT_NOBITS_ || s->type == SHT_NULL_)
 			continue;
@@ -160,7 +138,7 @@ static int read_shdrs(struct kuw_elf *e, u64 shoff, u32 nsec, u32 shstrndx)
 			    "section name table %u missing or not NUL-terminated",
 			    shstrndx);
 	for (i = 0; i < nsec; i++) {
-		u32 nm = le32(e->img + shoff + (u64)i * SHDR_SIZE);
+		u32 nm = kuw_get_le32(e->img + shoff + (u64)i * SHDR_SIZE);
 
 		if (nm >= strsec->size)
 			return fail(e, "elf", shoff + (u64)i * SHDR_SIZE,
@@ -254,9 +232,9 @@ static int apply_one(struct kuw_elf *e, const struct kuw_elf_sec *rs,
 		     const struct kuw_elf_sec *symtab, u64 i)
 {
 	const u8 *r = rs->data + i * RELA_SIZE;
-	u64 roff = le64(r);
-	u64 info = le64(r + 8);
-	s64 addend = (s64)le64(r + 16);
+	u64 roff = kuw_get_le64(r);
+	u64 info = kuw_get_le64(r + 8);
+	s64 addend = (s64)kuw_get_le64(r + 16);
 	u32 type = (u32)info;
 	u32 symi = (u32)(info >> 32);
 	u64 where = i * RELA_SIZE;
@@ -282,18 +260,18 @@ static int apply_one(struct kuw_elf *e, const struct kuw_elf_sec *rs,
 	if (symi == 0 || symi >= nsym)
 		return fail(e, rs->name, where, "bad symbol index %u", symi);
 	sym = symtab->data + (u64)symi * SYM_SIZE;
-	shndx = le16(sym + 6);
+	shndx = kuw_get_le16(sym + 6);
 	if (shndx == SHN_UNDEF_)
 		return fail(e, rs->name, where,
 			    "relocation against undefined symbol %u", symi);
 	if (shndx == SHN_ABS_) {
-		S = le64(sym + 8);
+		S = kuw_get_le64(sym + 8);
 	} else if (shndx >= SHN_LORESERVE_ || shndx >= e->nsec) {
 		return fail(e, rs->name, where,
 			    "symbol %u has unsupported section index 0x%x",
 			    symi, shndx);
 	} else {
-		S = e->sec[shndx].addr + le64(sym + 8);
+		S = e->sec[shndx].addr + kuw_get_le64(sym + 8);
 	}
 	P = tgt->addr + roff;
 	v = S + addend;
@@ -317,7 +295,7 @@ static int apply_one(struct kuw_elf *e, const struct kuw_elf_sec *rs,
 	}
 	if (!ok)
 		return fail(e, rs->name, where, "%s overflow", name);
-	put_le(tgt->data + roff, v, width);
+	kuw_put_le(tgt->data + roff, v, width);
 	e->nrel++;
 	return KUW_ELF_OK;
 }
@@ -381,8 +359,8 @@ static int parse(struct kuw_elf *e)
 		return fail(e, "elf", 4, "not ELF64 (class %u)", h[4]);
 	if (h[5] != 1)
 		return fail(e, "elf", 5, "not little-endian (data %u)", h[5]);
-	e->type = le16(h + 16);
-	e->machine = le16(h + 18);
+	e->type = kuw_get_le16(h + 16);
+	e->machine = kuw_get_le16(h + 18);
 	if (e->type != ET_REL_ && e->type != ET_EXEC_ && e->type != ET_DYN_)
 		return fail(e, "elf", 16, "unsupported ELF type %u", e->type);
 	if (e->machine == EM_X86_64_)
@@ -391,10 +369,10 @@ static int parse(struct kuw_elf *e)
 		e->arch = KUW_ARCH_ARM64;
 	else
 		return fail(e, "elf", 18, "unsupported machine %u", e->machine);
-	shoff = le64(h + 40);
-	shentsize = le16(h + 58);
-	nsec = le16(h + 60);
-	shstrndx = le16(h + 62);
+	shoff = kuw_get_le64(h + 40);
+	shentsize = kuw_get_le16(h + 58);
+	nsec = kuw_get_le16(h + 60);
+	shstrndx = kuw_get_le16(h + 62);
 	if (!shoff)
 		return fail(e, "elf", 40, "no section header table");
 	if (shentsize != SHDR_SIZE)
@@ -406,12 +384,12 @@ static int parse(struct kuw_elf *e)
 			    shoff);
 	/* Extended numbering: counts live in section header 0. */
 	if (nsec == 0) {
-		u64 n = le64(e->img + shoff + 32);
+		u64 n = kuw_get_le64(e->img + shoff + 32);
 
 		nsec = n > MAX_SECTIONS ? MAX_SECTIONS + 1 : (u32)n;
 	}
 	if (shstrndx == SHN_XINDEX_)
-		shstrndx = le32(e->img + shoff + 40);
+		shstrndx = kuw_get_le32(e->img + shoff + 40);
 	if (nsec == 0 || nsec > MAX_SECTIONS)
 		return fail(e, "elf", 60, "bad section count %u", nsec);
 	if (!in_range(shoff, (u64)nsec * SHDR_SIZE, e->size))
@@ -579,8 +557,8 @@ static int sym_in(const struct kuw_elf *e, const struct kuw_elf_sec *st,
 	n = st->size / SYM_SIZE;
 	for (i = 1; i < n; i++) {
 		const u8 *sym = st->data + i * SYM_SIZE;
-		u32 nm = le32(sym);
-		u16 shndx = le16(sym + 6);
+		u32 nm = kuw_get_le32(sym);
+		u16 shndx = kuw_get_le16(sym + 6);
 		u64 len = strlen(name);
 
 		if (nm >= str->size || len >= str->size - nm ||
@@ -589,9 +567,9 @@ static int sym_in(const struct kuw_elf *e, const struct kuw_elf_sec *st,
 		if (shndx == SHN_UNDEF_)
 			continue;
 		if (shndx == SHN_ABS_ || e->type != ET_REL_)
-			*addr = le64(sym + 8);
+			*addr = kuw_get_le64(sym + 8);
 		else if (shndx < e->nsec)
-			*addr = e->sec[shndx].addr + le64(sym + 8);
+			*addr = e->sec[shndx].addr + kuw_get_le64(sym + 8);
 		else
 			continue;
 		return 0;

@@ -6,31 +6,9 @@
  */
 #include "engine.h"
 #include "blob.h"
+#include "read.h"
 
 #define BLOB_SEC	"blob"
-
-static u16 blob_le16(const u8 *p)
-{
-	return (u16)(p[0] | p[1] << 8);
-}
-
-static u32 blob_le32(const u8 *p)
-{
-	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
-}
-
-static u64 blob_le64(const u8 *p)
-{
-	return (u64)blob_le32(p) | (u64)blob_le32(p + 4) << 32;
-}
-
-static void blob_put(u8 *p, u64 v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (u8)(v >> (8 * i));
-}
 
 /**
  * kuw_blob_fnv1a() - FNV-1a 32-bit hash, the blob's checksum
@@ -94,9 +72,9 @@ int kuw_blob_parse(const u8 *buf, u64 len, struct kuw_blob *b,
 		return kuw_fail(d, BLOB_SEC, len, KUW_E_TRUNC);
 	if (memcmp(buf, KUW_BLOB_MAGIC, sizeof(KUW_BLOB_MAGIC)))
 		return kuw_fail(d, BLOB_SEC, 0, KUW_E_BADMAGIC);
-	if (blob_le16(buf + KUW_BLOB_OFF_VERSION) != KUW_BLOB_VERSION)
+	if (kuw_get_le16(buf + KUW_BLOB_OFF_VERSION) != KUW_BLOB_VERSION)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_VERSION, KUW_E_BADVER);
-	if (blob_le16(buf + KUW_BLOB_OFF_HDR_SIZE) != KUW_BLOB_HDR_SIZE)
+	if (kuw_get_le16(buf + KUW_BLOB_OFF_HDR_SIZE) != KUW_BLOB_HDR_SIZE)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_HDR_SIZE,
 				KUW_E_BADHDR);
 	arch = buf[KUW_BLOB_OFF_ARCH];
@@ -105,24 +83,24 @@ int kuw_blob_parse(const u8 *buf, u64 len, struct kuw_blob *b,
 	src = buf[KUW_BLOB_OFF_SRC];
 	if (src != KUW_SRC_EH_FRAME && src != KUW_SRC_DEBUG_FRAME)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_SRC, KUW_E_BADHDR);
-	flags = blob_le16(buf + KUW_BLOB_OFF_FLAGS);
+	flags = kuw_get_le16(buf + KUW_BLOB_OFF_FLAGS);
 	if (flags)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_FLAGS, KUW_E_BADHDR);
-	reserved = blob_le64(buf + KUW_BLOB_OFF_RESERVED);
+	reserved = kuw_get_le64(buf + KUW_BLOB_OFF_RESERVED);
 	if (reserved)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_RESERVED,
 				KUW_E_BADHDR);
-	stext = blob_le64(buf + KUW_BLOB_OFF_STEXT);
-	ts = blob_le64(buf + KUW_BLOB_OFF_TEXT_START);
-	te = blob_le64(buf + KUW_BLOB_OFF_TEXT_END);
+	stext = kuw_get_le64(buf + KUW_BLOB_OFF_STEXT);
+	ts = kuw_get_le64(buf + KUW_BLOB_OFF_TEXT_START);
+	te = kuw_get_le64(buf + KUW_BLOB_OFF_TEXT_END);
 	if (ts >= te)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_TEXT_END,
 				KUW_E_BADRANGE);
 	if (stext < ts || stext >= te)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_STEXT,
 				KUW_E_BADRANGE);
-	addr = blob_le64(buf + KUW_BLOB_OFF_SEC_ADDR);
-	size = blob_le32(buf + KUW_BLOB_OFF_SEC_SIZE);
+	addr = kuw_get_le64(buf + KUW_BLOB_OFF_SEC_ADDR);
+	size = kuw_get_le32(buf + KUW_BLOB_OFF_SEC_SIZE);
 	if (!size)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_SEC_SIZE,
 				KUW_E_BADLEN);
@@ -137,7 +115,7 @@ int kuw_blob_parse(const u8 *buf, u64 len, struct kuw_blob *b,
 	if (addr + size < addr)
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_SEC_ADDR,
 				KUW_E_BADRANGE);
-	sum = blob_le32(buf + KUW_BLOB_OFF_CHECKSUM);
+	sum = kuw_get_le32(buf + KUW_BLOB_OFF_CHECKSUM);
 	if (sum != blob_checksum(buf, len))
 		return kuw_fail(d, BLOB_SEC, KUW_BLOB_OFF_CHECKSUM,
 				KUW_E_BADSUM);
@@ -202,16 +180,16 @@ int kuw_blob_write(const struct kuw_blob *b, u8 *out, u64 out_len)
 
 	memset(out, 0, KUW_BLOB_HDR_SIZE);
 	memcpy(out, KUW_BLOB_MAGIC, sizeof(KUW_BLOB_MAGIC));
-	blob_put(out + KUW_BLOB_OFF_VERSION, KUW_BLOB_VERSION, 2);
-	blob_put(out + KUW_BLOB_OFF_HDR_SIZE, KUW_BLOB_HDR_SIZE, 2);
+	kuw_put_le(out + KUW_BLOB_OFF_VERSION, KUW_BLOB_VERSION, 2);
+	kuw_put_le(out + KUW_BLOB_OFF_HDR_SIZE, KUW_BLOB_HDR_SIZE, 2);
 	out[KUW_BLOB_OFF_ARCH] = b->obj.arch;
 	out[KUW_BLOB_OFF_SRC] = b->src;
-	blob_put(out + KUW_BLOB_OFF_STEXT, b->stext, 8);
-	blob_put(out + KUW_BLOB_OFF_TEXT_START, b->obj.text_start, 8);
-	blob_put(out + KUW_BLOB_OFF_TEXT_END, b->obj.text_end, 8);
-	blob_put(out + KUW_BLOB_OFF_SEC_ADDR, b->sec.addr, 8);
-	blob_put(out + KUW_BLOB_OFF_SEC_SIZE, b->sec.size, 4);
+	kuw_put_le(out + KUW_BLOB_OFF_STEXT, b->stext, 8);
+	kuw_put_le(out + KUW_BLOB_OFF_TEXT_START, b->obj.text_start, 8);
+	kuw_put_le(out + KUW_BLOB_OFF_TEXT_END, b->obj.text_end, 8);
+	kuw_put_le(out + KUW_BLOB_OFF_SEC_ADDR, b->sec.addr, 8);
+	kuw_put_le(out + KUW_BLOB_OFF_SEC_SIZE, b->sec.size, 4);
 	memcpy(out + KUW_BLOB_HDR_SIZE, b->sec.data, b->sec.size);
-	blob_put(out + KUW_BLOB_OFF_CHECKSUM, blob_checksum(out, total), 4);
+	kuw_put_le(out + KUW_BLOB_OFF_CHECKSUM, blob_checksum(out, total), 4);
 	return 0;
 }

@@ -422,14 +422,13 @@ bool kuw_cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
 		case KUW_DW_CFA_advance_loc2:
 			if (e - p < 2)
 				return false;
-			delta = p[0] | (u32)p[1] << 8;
+			delta = kuw_get_le16(p);
 			p += 2;
 			goto advance;
 		case KUW_DW_CFA_advance_loc4:
 			if (e - p < 4)
 				return false;
-			delta = p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 |
-				(u32)p[3] << 24;
+			delta = kuw_get_le32(p);
 			p += 4;
 			goto advance;
 		default:	/* GNU_args_size too: rare, left to cfi_run() */

@@ -32,15 +32,10 @@ struct dwop_cur {
 
 static int dwop_fixed(struct dwop_cur *c, u32 n, u64 *v)
 {
-	u64 x = 0;
-	u32 i;
-
 	if (c->len - c->pos < n)
 		return -KUW_E_TRUNC;
-	for (i = 0; i < n; i++)
-		x |= (u64)c->ops[c->pos + i] << (8 * i);
+	*v = kuw_get_le(c->ops + c->pos, n);
 	c->pos += n;
-	*v = x;
 	return 0;
 }
 
@@ -469,7 +464,7 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 {
 	struct dwop_cur c = { ops, len, 0 };
 	u64 st[KUW_EXPR_STACK];
-	u32 n = 0, budget = KUW_EXPR_BUDGET, size, to = 0, i;
+	u32 n = 0, budget = KUW_EXPR_BUDGET, size, to = 0;
 	enum dwop_arg arg;
 	u64 a, b, u = 0, reg = 0;
 	s64 sv = 0;
@@ -572,10 +567,7 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 			err = kuw_read_mem(mem_ctx, a, buf, (u32)u);
 			if (err)
 				return err < 0 ? err : -KUW_E_FAULT;
-			a = 0;
-			for (i = 0; i < u; i++)
-				a |= (u64)buf[i] << (8 * i);
-			st[n - 1] = a;
+			st[n - 1] = kuw_get_le(buf, (u32)u);
 			break;
 		case KUW_DW_OP_dup:
 			st[n++] = a;

@@ -171,8 +171,7 @@ int kuw_rd_ptr(struct kuw_cur *c, u8 enc, const struct kuw_ptr_base *b,
 	if (enc == (KUW_DW_EH_PE_pcrel | KUW_DW_EH_PE_sdata4) &&
 	    kuw_cur_left(c) >= 4) {
 		const u8 *p = c->data + c->pos;
-		s32 x = (s32)((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 |
-			      (u32)p[3] << 24);
+		s32 x = (s32)kuw_get_le32(p);
 
 		c->pos += 4;
 		*v = type_only ? (u64)(s64)x : field + (u64)(s64)x;

@@ -34,10 +34,43 @@ static inline void kuw_cur_init(struct kuw_cur *c, const u8 *data, u64 size,
 	c->addr = addr;
 }
 
-/* Little-endian 32 bits at @p (any alignment), no bound check. */
+/*
+ * Little-endian loads and stores at @p (any alignment), no bound check:
+ * the one set of the engine, the tools and the tests.  Compilers turn the
+ * fixed widths into single loads.
+ */
+static inline u16 kuw_get_le16(const u8 *p)
+{
+	return (u16)(p[0] | (u16)p[1] << 8);
+}
+
 static inline u32 kuw_get_le32(const u8 *p)
 {
 	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
+static inline u64 kuw_get_le64(const u8 *p)
+{
+	return (u64)kuw_get_le32(p) | (u64)kuw_get_le32(p + 4) << 32;
+}
+
+/* The @n bytes at @p (0 to 8) as a little-endian number. */
+static inline u64 kuw_get_le(const u8 *p, u32 n)
+{
+	u64 v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Store the low @n bytes (0 to 8) of @v at @p, little endian. */
+static inline void kuw_put_le(u8 *p, u64 v, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (u8)(v >> (8 * i));
 }
 
 static inline u64 kuw_cur_left(const struct kuw_cur *c)
@@ -63,40 +96,27 @@ static inline int kuw_rd_u8(struct kuw_cur *c, u8 *v)
 
 static inline int kuw_rd_u16(struct kuw_cur *c, u16 *v)
 {
-	const u8 *p;
-
 	if (kuw_cur_left(c) < 2)
 		return -KUW_E_TRUNC;
-	p = c->data + c->pos;
-	*v = (u16)(p[0] | (u16)p[1] << 8);
+	*v = kuw_get_le16(c->data + c->pos);
 	c->pos += 2;
 	return 0;
 }
 
 static inline int kuw_rd_u32(struct kuw_cur *c, u32 *v)
 {
-	const u8 *p;
-
 	if (kuw_cur_left(c) < 4)
 		return -KUW_E_TRUNC;
-	p = c->data + c->pos;
-	*v = (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+	*v = kuw_get_le32(c->data + c->pos);
 	c->pos += 4;
 	return 0;
 }
 
 static inline int kuw_rd_u64(struct kuw_cur *c, u64 *v)
 {
-	const u8 *p;
-	u64 x = 0;
-	int i;
-
 	if (kuw_cur_left(c) < 8)
 		return -KUW_E_TRUNC;
-	p = c->data + c->pos;
-	for (i = 7; i >= 0; i--)
-		x = x << 8 | p[i];
-	*v = x;
+	*v = kuw_get_le64(c->data + c->pos);
 	c->pos += 8;
 	return 0;
 }

@@ -11,19 +11,9 @@
 #include "engine.h"
 #include "arch.h"
 #include "sframe.h"
+#include "read.h"
 
 #define SFR_SEC ".sframe"
-
-static inline u16 sfr_u16(const u8 *p)
-{
-	return (u16)(p[0] | (p[1] << 8));
-}
-
-static inline u32 sfr_u32(const u8 *p)
-{
-	return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) |
-	       ((u32)p[3] << 24);
-}
 
 /* Everything the FDE and FRE decoders need from the header. */
 struct sfr_hdr {
@@ -50,7 +40,7 @@ static int sfr_read_hdr(const struct kuw_obj *o, const struct kuw_sec *s,
 
 	if (s->size < KUW_SFH_SIZE)
 		return kuw_fail(d, SFR_SEC, s->size, KUW_E_TRUNC);
-	if (sfr_u16(p + KUW_SFH_MAGIC) != KUW_SFRAME_MAGIC)
+	if (kuw_get_le16(p + KUW_SFH_MAGIC) != KUW_SFRAME_MAGIC)
 		return kuw_fail(d, SFR_SEC, KUW_SFH_MAGIC, KUW_E_BADMAGIC);
 	h->version = p[KUW_SFH_VERSION];
 	if (h->version == KUW_SFRAME_VERSION_1)
@@ -87,11 +77,11 @@ static int sfr_read_hdr(const struct kuw_obj *o, const struct kuw_sec *s,
 	hdr_end = KUW_SFH_SIZE + (u64)p[KUW_SFH_AUXHDR_LEN];
 	if (hdr_end > s->size)
 		return kuw_fail(d, SFR_SEC, KUW_SFH_AUXHDR_LEN, KUW_E_TRUNC);
-	h->num_fdes = sfr_u32(p + KUW_SFH_NUM_FDES);
-	h->num_fres = sfr_u32(p + KUW_SFH_NUM_FRES);
-	h->fre_len = sfr_u32(p + KUW_SFH_FRE_LEN);
-	fdeoff = sfr_u32(p + KUW_SFH_FDEOFF);
-	freoff = sfr_u32(p + KUW_SFH_FREOFF);
+	h->num_fdes = kuw_get_le32(p + KUW_SFH_NUM_FDES);
+	h->num_fres = kuw_get_le32(p + KUW_SFH_NUM_FRES);
+	h->fre_len = kuw_get_le32(p + KUW_SFH_FRE_LEN);
+	fdeoff = kuw_get_le32(p + KUW_SFH_FDEOFF);
+	freoff = kuw_get_le32(p + KUW_SFH_FREOFF);
 
 	/* All sums in u64: no field can overflow them. */
 	h->fde_base = hdr_end + fdeoff;
@@ -135,10 +125,10 @@ static int sfr_read_fde(const struct kuw_obj *o, const struct kuw_sec *s,
 
 	f->off = h->fde_base + (u64)idx * h->fde_size;
 	p = s->data + f->off;
-	rel = (s32)sfr_u32(p + KUW_SFDE_START);
-	f->size = sfr_u32(p + KUW_SFDE_SIZE);
-	f->fre_off = sfr_u32(p + KUW_SFDE_FRE_OFF);
-	f->num_fres = sfr_u32(p + KUW_SFDE_NUM_FRES);
+	rel = (s32)kuw_get_le32(p + KUW_SFDE_START);
+	f->size = kuw_get_le32(p + KUW_SFDE_SIZE);
+	f->fre_off = kuw_get_le32(p + KUW_SFDE_FRE_OFF);
+	f->num_fres = kuw_get_le32(p + KUW_SFDE_NUM_FRES);
 	info = p[KUW_SFDE_INFO];
 
 	if (info & KUW_SFDE_INFO_UNUSED)
@@ -223,10 +213,10 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
 		*fre_start = p[0];
 		break;
 	case 2:
-		*fre_start = sfr_u16(p);
+		*fre_start = kuw_get_le16(p);
 		break;
 	default:
-		*fre_start = sfr_u32(p);
+		*fre_start = kuw_get_le32(p);
 		break;
 	}
 	info = p[f->addr_size];
@@ -259,9 +249,9 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
 		if (osize == 1)
 			off[i] = (s8)p[0];
 		else if (osize == 2)
-			off[i] = (s16)sfr_u16(p);
+			off[i] = (s16)kuw_get_le16(p);
 		else
-			off[i] = (s32)sfr_u32(p);
+			off[i] = (s32)kuw_get_le32(p);
 	}
 
 	r->cfa_kind = KUW_CFA_REG;
@@ -417,9 +407,9 @@ static int sfr_read_fre_memo(const struct kuw_sec *s, const struct sfr_hdr *h,
 			if (a == 1)
 				*fre_start = p[0];
 			else if (a == 2)
-				*fre_start = sfr_u16(p);
+				*fre_start = kuw_get_le16(p);
 			else
-				*fre_start = sfr_u32(p);
+				*fre_start = kuw_get_le32(p);
 			*pos += a + len;
 			*out = e;
 			return 0;

@@ -2,7 +2,7 @@
 /*
  * Byte cursor tests: fixed widths, the little-endian loads and stores,
  * LEB128 (DWARF 5 section 7.6 and its examples), DW_EH_PE_* pointers (LSB,
- * libgcc's read_encoded_value).
+ * libgcc's read_encoded_value), the names of sources and sections.
  * Expected values come from the specifications' examples and from bytes
  * `as` writes for .uleb128/.sleb128 (checked against readelf below).
  */
@@ -78,6 +78,20 @@ KT_TEST(read_le_loads_and_stores)
 		KT_EXPECT(!memcmp(out + 1, b, n));
 		KT_EXPECT_EQ(kuw_get_le(out + 1, n), kuw_get_le(b, n));
 	}
+}
+
+/* Source and section names: one table (err.c). */
+KT_TEST(read_src_names)
+{
+	KT_EXPECT_STR(kuw_src_section(KUW_SRC_EH_FRAME), ".eh_frame");
+	KT_EXPECT_STR(kuw_src_section(KUW_SRC_DEBUG_FRAME), ".debug_frame");
+	KT_EXPECT_STR(kuw_src_section(KUW_SRC_SFRAME), ".sframe");
+	KT_EXPECT_STR(kuw_src_section(KUW_SRC__COUNT), "?");
+	KT_EXPECT_STR(kuw_src_section(-1), "?");
+	KT_EXPECT_STR(kuw_src_name(KUW_SRC_EH_FRAME), "eh_frame");
+	KT_EXPECT_STR(kuw_src_name(KUW_SRC_DEBUG_FRAME), "debug_frame");
+	KT_EXPECT_STR(kuw_src_name(KUW_SRC_SFRAME), "sframe");
+	KT_EXPECT_STR(kuw_src_name(KUW_SRC__COUNT), "?");
 }
 
 static int uleb(const u8 *b, u64 n, u64 *v, u64 *used)

@@ -130,7 +130,7 @@ static struct kuw_table *su_table(struct kuw_elf *e, int src, s64 *bias)
 	if (kuw_elf_symbol(e, "su_top", &link))
 		return NULL;
 	*bias = (s64)((u64)su_top - link);
-	s = kuw_elf_find(e, src == KUW_SRC_SFRAME ? ".sframe" : ".eh_frame");
+	s = kuw_elf_find(e, kuw_src_section(src));
 	if (!s)
 		return NULL;
 	kuw_elf_obj(e, "runner", &o);

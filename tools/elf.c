@@ -175,8 +175,12 @@ static int layout_rel(struct kuw_elf *e)
 
 static bool is_unwind_name(const char *n)
 {
-	return !strcmp(n, ".eh_frame") || !strcmp(n, ".sframe") ||
-	       !strcmp(n, ".debug_frame");
+	int src;
+
+	for (src = 0; src < KUW_SRC__COUNT; src++)
+		if (!strcmp(n, kuw_src_section(src)))
+			return true;
+	return false;
 }
 
 /* Kind and name of relocation @type for @machine; false if unsupported. */

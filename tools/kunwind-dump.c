@@ -97,17 +97,11 @@ static void print_diag(const char *path, const struct kuw_diag *d, int err,
 		kuw_strerror(d->err ? d->err : err));
 }
 
-/* The unwind sections, in the order rules/check/rows use them. */
-static const struct {
-	const char *name;
-	int src;
-} unwind_secs[] = {		/* indexed by enum kuw_src */
-	[KUW_SRC_EH_FRAME] = { ".eh_frame", KUW_SRC_EH_FRAME },
-	[KUW_SRC_DEBUG_FRAME] = { ".debug_frame", KUW_SRC_DEBUG_FRAME },
-	[KUW_SRC_SFRAME] = { ".sframe", KUW_SRC_SFRAME },
-};
-
-/* Present with data?  A NOBITS or empty section counts as absent. */
+/*
+ * Present with data?  A NOBITS or empty section counts as absent.  rows,
+ * rules and check try the unwind sections in enum kuw_src order
+ * (kuw_src_section(): .eh_frame, .debug_frame, .sframe).
+ */
 static bool get_sec(const struct kuw_elf *e, const char *name,
 		    struct kuw_sec *s)
 {
@@ -137,12 +131,12 @@ static int build_sec(const char *path, const struct kuw_elf *e,
 	int ret;
 
 	*t = NULL;
-	if (!get_sec(e, unwind_secs[i].name, &s))
+	if (!get_sec(e, kuw_src_section(i), &s))
 		return EXIT_OK;
-	ret = kuw_table_build(o, unwind_secs[i].src, &s, t, &d);
+	ret = kuw_table_build(o, i, &s, t, &d);
 	if (!ret)
 		return EXIT_OK;
-	print_diag(path, &d, ret, unwind_secs[i].name);
+	print_diag(path, &d, ret, kuw_src_section(i));
 	*t = NULL;
 	return EXIT_BAD;
 }
@@ -160,7 +154,7 @@ static int check_hdr(const char *path, const struct kuw_elf *e,
 	*nent = -1;
 	if (!hdr || !hdr->data || !hdr->size)
 		return EXIT_OK;
-	if (!get_sec(e, ".eh_frame", &ehf)) {
+	if (!get_sec(e, kuw_src_section(KUW_SRC_EH_FRAME), &ehf)) {
 		fprintf(stderr, "%s: .eh_frame_hdr+0x0: no .eh_frame\n", path);
 		return EXIT_BAD;
 	}
@@ -176,7 +170,7 @@ static int check_hdr(const char *path, const struct kuw_elf *e,
 
 /*
  * Everything above: EXIT_OK or EXIT_BAD.  The tables of the valid
- * sections are left in @tab (indexed as unwind_secs[]) when it is not
+ * sections are left in @tab (indexed by enum kuw_src) when it is not
  * NULL, else freed.
  */
 static int validate(const char *path, const struct kuw_elf *e,
@@ -188,7 +182,7 @@ static int validate(const char *path, const struct kuw_elf *e,
 	s64 nent;
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+	for (i = 0; i < KUW_SRC__COUNT; i++) {
 		status |= build_sec(path, e, o, i, &t);
 		if (tab)
 			tab[i] = t;
@@ -203,7 +197,7 @@ static void free_tables(struct kuw_table **tab)
 {
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++)
+	for (i = 0; i < KUW_SRC__COUNT; i++)
 		if (tab[i])
 			kuw_table_free(tab[i]);
 }
@@ -436,15 +430,15 @@ static int cmd_rows(int argc, char **argv)
 		free(c.slot);
 		c.slot = NULL;
 	}
-	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+	for (i = 0; i < KUW_SRC__COUNT; i++) {
 		struct kuw_diag d = { 0 };
 		struct kuw_stats st = { 0 };
 		struct kuw_table *t;
 		struct kuw_sec s;
 
-		if (!get_sec(&e, unwind_secs[i].name, &s))
+		if (!get_sec(&e, kuw_src_section(i), &s))
 			continue;
-		ret = walk_sec(&o, unwind_secs[i].src, &s, &sink, &st, &d);
+		ret = walk_sec(&o, i, &s, &sink, &st, &d);
 		out_flush();
 		fflush(stdout);
 		/*
@@ -454,7 +448,7 @@ static int cmd_rows(int argc, char **argv)
 		if (build_sec(argv[1], &e, &o, i, &t)) {
 			status = EXIT_BAD;
 		} else if (ret) {
-			print_diag(argv[1], &d, ret, unwind_secs[i].name);
+			print_diag(argv[1], &d, ret, kuw_src_section(i));
 			status = EXIT_BAD;
 		}
 		if (t)
@@ -565,7 +559,7 @@ static int parse_addr(const struct kuw_elf *e, const char *arg, u64 *out,
 
 static int cmd_rules(int argc, char **argv)
 {
-	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
+	struct kuw_table *tabs[KUW_SRC__COUNT] = { 0 };
 	int ret, status;
 	struct kuw_elf e;
 	struct kuw_obj o;
@@ -596,11 +590,11 @@ static int cmd_rules(int argc, char **argv)
 			continue;
 		}
 		/* .eh_frame first, then .debug_frame, then .sframe */
-		for (i = 0; i < ARRAY_SIZE(unwind_secs); i++)
+		for (i = 0; i < KUW_SRC__COUNT; i++)
 			if (tabs[i] &&
 			    !kuw_table_lookup(tabs[i], addr, &r, &row_pc))
 				break;
-		if (i == ARRAY_SIZE(unwind_secs) ||
+		if (i == KUW_SRC__COUNT ||
 		    kuw_format_row(buf, sizeof(buf), o.arch, row_pc, r) < 0) {
 			printf("0x%llx none\n", addr);
 			continue;
@@ -617,7 +611,7 @@ out:
 
 static int cmd_check(int argc, char **argv)
 {
-	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
+	struct kuw_table *tabs[KUW_SRC__COUNT] = { 0 };
 	u64 tot_fde = 0, tot_rows = 0, tot_bytes = 0;
 	int ret, status;
 	struct kuw_elf e;
@@ -632,13 +626,13 @@ static int cmd_check(int argc, char **argv)
 		return ret;
 	kuw_elf_obj(&e, argv[1], &o);
 	status = validate(argv[1], &e, &o, tabs, &nent);
-	for (i = 0; i < ARRAY_SIZE(unwind_secs); i++) {
+	for (i = 0; i < KUW_SRC__COUNT; i++) {
 		const struct kuw_table *t = tabs[i];
 
 		if (!t)
 			continue;
 		printf("%s: %s: %u CIEs, %u FDEs, %u rows, %u rules, %llu bytes\n",
-		       argv[1], unwind_secs[i].name, t->ncie, t->nfde,
+		       argv[1], kuw_src_section(i), t->ncie, t->nfde,
 		       t->nrows, t->nrules, t->bytes);
 		tot_fde += t->nfde;
 		tot_rows += t->nrows;
@@ -664,7 +658,7 @@ static int cmd_export(int argc, char **argv)
 		{ "src", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kuw_table *tabs[ARRAY_SIZE(unwind_secs)] = { 0 };
+	struct kuw_table *tabs[KUW_SRC__COUNT] = { 0 };
 	const char *in = NULL, *outp = NULL, *srcname = NULL;
 	const struct kuw_table *t;
 	struct kuw_diag d = { 0 };
@@ -696,9 +690,10 @@ static int cmd_export(int argc, char **argv)
 	if (!outp)
 		return usage_error("export: missing -o BLOB%s", "");
 	memset(&b, 0, sizeof(b));
-	if (srcname && !strcmp(srcname, "eh_frame"))
+	if (srcname && !strcmp(srcname, kuw_src_name(KUW_SRC_EH_FRAME)))
 		b.src = KUW_SRC_EH_FRAME;
-	else if (srcname && !strcmp(srcname, "debug_frame"))
+	else if (srcname &&
+		 !strcmp(srcname, kuw_src_name(KUW_SRC_DEBUG_FRAME)))
 		b.src = KUW_SRC_DEBUG_FRAME;
 	else if (srcname)
 		return usage_error("export: --src must be eh_frame or debug_frame, not '%s'",
@@ -715,9 +710,9 @@ static int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	if (!srcname)
-		b.src = get_sec(&e, ".eh_frame", &b.sec) ? KUW_SRC_EH_FRAME :
-			KUW_SRC_DEBUG_FRAME;
-	secname = b.src == KUW_SRC_EH_FRAME ? ".eh_frame" : ".debug_frame";
+		b.src = get_sec(&e, kuw_src_section(KUW_SRC_EH_FRAME), &b.sec) ?
+			KUW_SRC_EH_FRAME : KUW_SRC_DEBUG_FRAME;
+	secname = kuw_src_section(b.src);
 	status = EXIT_BAD;
 	if (!get_sec(&e, secname, &b.sec)) {
 		fprintf(stderr, "%s: %s+0x0: section missing or empty\n", in,

@@ -72,17 +72,24 @@ struct ehf_walk {
 	const struct kuw_obj *o;
 	const struct kuw_sec *s;
 	bool debug;
-	const char *name;
+	int src;			/* enum kuw_src, named in errors */
 	struct kuw_diag *d;
 	struct kuw_ptr_base pb;		/* text base for textrel */
 	struct ehf_cie cie;		/* last CIE parsed */
 };
 
-static int ehf_err(struct ehf_walk *w, u64 off, int ret)
+/* enum kuw_src of the section walked. */
+static int ehf_src(bool debug)
+{
+	return debug ? KUW_SRC_DEBUG_FRAME : KUW_SRC_EH_FRAME;
+}
+
+/* Name the first error (cold: out of line). */
+static kuw_noinline int ehf_err(struct ehf_walk *w, u64 off, int ret)
 {
 	if (ret < 0)
 		ret = -ret;
-	return kuw_fail(w->d, w->name, off, ret);
+	return kuw_fail(w->d, kuw_src_section(w->src), off, ret);
 }
 
 /* Read the record header at @off (off < size). */
@@ -445,7 +452,7 @@ static void ehf_init(struct ehf_walk *w, const struct kuw_obj *o,
 	w->o = o;
 	w->s = s;
 	w->debug = debug;
-	w->name = debug ? ".debug_frame" : ".eh_frame";
+	w->src = ehf_src(debug);
 	w->d = d;
 	w->pb.have = 0;
 	w->pb.addr_size = 8;
@@ -507,15 +514,15 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 	int ret = 0;
 
 	if (!o || !s || (!s->data && s->size))
-		return kuw_fail(d, debug ? ".debug_frame" : ".eh_frame", 0,
+		return kuw_fail(d, kuw_src_section(ehf_src(debug)), 0,
 				KUW_E_INVAL);
 	ehf_init(&w, o, s, debug, d);
 	x = kuw_alloc(sizeof(*x));
 	if (!x)
-		return kuw_fail(d, w.name, 0, KUW_E_NOMEM);
+		return kuw_fail(d, kuw_src_section(w.src), 0, KUW_E_NOMEM);
 	x->arch = o->arch;
 	x->nregs = kuw_arch(o->arch)->nregs;
-	x->secname = w.name;
+	x->secname = kuw_src_section(w.src);
 	x->sec = s;
 	x->pb = w.pb;
 	x->ext = ext;
@@ -583,8 +590,7 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 				struct kuw_fde_info fi = {
 					.start = f.start, .end = f.end,
 					.off = r.off,
-					.src = debug ? KUW_SRC_DEBUG_FRAME :
-						KUW_SRC_EH_FRAME,
+					.src = w.src,
 					.signal = w.cie.c.signal,
 				};
 
@@ -627,12 +633,12 @@ int kuw_ehf_fde_at(const struct kuw_obj *o, const struct kuw_sec *s, u64 off,
 
 	ehf_init(&w, o, s, false, d);
 	if (off >= s->size)
-		return kuw_fail(d, w.name, off, KUW_E_BADCIE);
+		return ehf_err(&w, off, KUW_E_BADCIE);
 	ret = ehf_rec(&w, off, &r);
 	if (ret)
 		return ret;
 	if (r.term || r.cie)
-		return kuw_fail(d, w.name, off, KUW_E_BADCIE);
+		return ehf_err(&w, off, KUW_E_BADCIE);
 	ret = ehf_fde_parse(&w, &r, &f);
 	if (ret)
 		return ret;

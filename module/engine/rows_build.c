@@ -8,18 +8,6 @@
 #include "rows.h"
 #include "arch.h"
 
-static const char *rows_secname(int src)
-{
-	switch (src) {
-	case KUW_SRC_EH_FRAME:
-		return ".eh_frame";
-	case KUW_SRC_DEBUG_FRAME:
-		return ".debug_frame";
-	default:
-		return ".sframe";
-	}
-}
-
 /*
  * Grow an array to hold at least @need elements of @size bytes.  The new
  * elements are not zeroed (every array grown here is written before it is
@@ -628,7 +616,7 @@ int kuw_table_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
 	b.obj = o;
 	b.src = src;
 	b.diag = d;
-	b.secname = rows_secname(src);
+	b.secname = kuw_src_section(src);
 	sink.ctx = &b;
 
 	/*

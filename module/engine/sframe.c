@@ -13,7 +13,7 @@
 #include "sframe.h"
 #include "read.h"
 
-#define SFR_SEC ".sframe"
+#define SFR_SEC kuw_src_section(KUW_SRC_SFRAME)	/* for diagnostics */
 
 /* Everything the FDE and FRE decoders need from the header. */
 struct sfr_hdr {

@@ -354,6 +354,196 @@ static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
 		x->cur.colh ^= cfi_colh(reg, &x->cur.col[reg]);
 }
 
+/* DW_CFA_set_loc: an address in the CIE's encoding (absolute in .debug_frame). */
+static int cfi_set_loc(struct kuw_cfi *x, struct cfi_run *r)
+{
+	struct kuw_ptr_base pb = x->pb;
+	u64 u;
+	int ret;
+
+	pb.addr_size = x->cie.addr_size;
+	if (x->cie.debug) {
+		ret = kuw_rd_ptr(&r->c, KUW_DW_EH_PE_absptr, &pb, false, &u,
+				 NULL);
+	} else {
+		pb.func = x->loc;
+		pb.have |= KUW_PB_FUNC;
+		ret = kuw_rd_ptr(&r->c, x->cie.fde_enc, &pb, false, &u, NULL);
+	}
+	if (ret)
+		return ret;
+	return cfi_advance(x, r, u);
+}
+
+/* The ops that change no rule: location ops, nop, GNU_args_size. */
+static kuw_always_inline int cfi_loc_op(struct kuw_cfi *x, struct cfi_run *r,
+					u8 op)
+{
+	u8 b8;
+	u16 b16;
+	u32 b32;
+	u64 u;
+	int ret;
+
+	switch (op) {
+	case KUW_DW_CFA_nop:
+		return 0;
+	case KUW_DW_CFA_set_loc:
+		return cfi_set_loc(x, r);
+	case KUW_DW_CFA_advance_loc1:
+		ret = kuw_rd_u8(&r->c, &b8);
+		return ret ? ret : cfi_delta(x, r, b8);
+	case KUW_DW_CFA_advance_loc2:
+		ret = kuw_rd_u16(&r->c, &b16);
+		return ret ? ret : cfi_delta(x, r, b16);
+	case KUW_DW_CFA_advance_loc4:
+		ret = kuw_rd_u32(&r->c, &b32);
+		return ret ? ret : cfi_delta(x, r, b32);
+	}
+	/* KUW_DW_CFA_GNU_args_size: the operand is read and ignored */
+	return kuw_rd_uleb1(&r->c, &u);
+}
+
+/* An unsigned, unfactored offset (def_cfa, def_cfa_offset) that fits s32. */
+static kuw_always_inline int cfi_uoff(struct cfi_run *r, s32 *out)
+{
+	u64 u;
+	int ret = kuw_rd_uleb1(&r->c, &u);
+
+	if (ret)
+		return ret;
+	if (u > CFI_S32_MAX)
+		return -KUW_E_BADOFF;
+	*out = (s32)u;
+	return 0;
+}
+
+/*
+ * def_cfa (@op, an unfactored offset), def_cfa_sf (a factored one) and
+ * def_cfa_register (the offset kept): every operand read before a change.
+ */
+static kuw_always_inline int cfi_def_cfa(struct kuw_cfi *x, struct cfi_run *r,
+					 u8 op)
+{
+	struct kuw_cfi_state *s = &x->cur;
+	s32 off = s->cfa_off;
+	u64 reg;
+	int ret;
+
+	ret = cfi_tracked(x, r, &reg);
+	if (!ret && op == KUW_DW_CFA_def_cfa)
+		ret = cfi_uoff(r, &off);
+	else if (!ret && op == KUW_DW_CFA_def_cfa_sf)
+		ret = cfi_sfac(x, r, &off);
+	if (ret)
+		return ret;
+	s->cfa_kind = KUW_CFA_REG;
+	s->cfa_reg = (u8)reg;
+	s->cfa_off = off;
+	return 0;
+}
+
+/* def_cfa_offset (@sf false) and def_cfa_offset_sf: the kind stays. */
+static kuw_always_inline int cfi_cfa_off(struct kuw_cfi *x, struct cfi_run *r,
+					 bool sf)
+{
+	s32 off;
+	int ret = sf ? cfi_sfac(x, r, &off) : cfi_uoff(r, &off);
+
+	if (!ret)
+		x->cur.cfa_off = off;
+	return ret;
+}
+
+/* def_cfa_expression (@cfa), or a register's (val_)expression rule @kind. */
+static kuw_always_inline int cfi_expr(struct kuw_cfi *x, struct cfi_run *r,
+				      u8 kind, bool cfa)
+{
+	u64 reg = 0;
+	s32 off;
+	int ret = cfa ? 0 : cfi_reg(x, r, &reg);
+
+	if (!ret)
+		ret = cfi_block(x, r, &off);
+	if (ret)
+		return ret;
+	if (!cfa) {
+		cfi_set(x, reg, kind, 0, off);
+		return 0;
+	}
+	x->cur.cfa_kind = KUW_CFA_EXPR;
+	x->cur.cfa_expr = off;
+	return 0;
+}
+
+/* A register, then its rule @kind at a factored offset (@how). */
+enum cfi_fac_how { CFI_UFAC, CFI_UFAC_NEG, CFI_SFAC };
+
+static kuw_always_inline int cfi_reg_fac(struct kuw_cfi *x, struct cfi_run *r,
+					 u8 kind, enum cfi_fac_how how)
+{
+	u64 reg;
+	s32 off;
+	int ret = cfi_reg(x, r, &reg);
+
+	if (!ret)
+		ret = how == CFI_SFAC ? cfi_sfac(x, r, &off) :
+			cfi_ufac(x, r, how == CFI_UFAC_NEG, &off);
+	if (!ret)
+		cfi_set(x, reg, kind, 0, off);
+	return ret;
+}
+
+/*
+ * A register, then: @op restore_extended, undefined, same_value, or
+ * register (a second register, which must be tracked when the first is).
+ */
+static kuw_always_inline int cfi_reg_op(struct kuw_cfi *x, struct cfi_run *r,
+					u8 op)
+{
+	u64 reg, src;
+	int ret = cfi_reg(x, r, &reg);
+
+	if (ret)
+		return ret;
+	switch (op) {
+	case KUW_DW_CFA_restore_extended:
+		cfi_restore(x, r, reg);
+		return 0;
+	case KUW_DW_CFA_register:
+		ret = reg < x->nregs ? cfi_tracked(x, r, &src) :
+			cfi_reg(x, r, &src);
+		if (!ret)
+			cfi_set(x, reg, KUW_R_REG, (u8)src, 0);
+		return ret;
+	}
+	cfi_set(x, reg, op == KUW_DW_CFA_undefined ? KUW_R_UNDEF : KUW_R_SAME,
+		0, 0);
+	return 0;
+}
+
+/* The ops on the whole rule set: remember, restore, AArch64 RA signing. */
+static int cfi_state_op(struct kuw_cfi *x, u8 op)
+{
+	switch (op) {
+	case KUW_DW_CFA_remember_state:
+		if (x->depth >= KUW_REMEMBER_DEPTH)
+			return -KUW_E_REMEMBER;
+		x->stack[x->depth++] = x->cur;
+		return 0;
+	case KUW_DW_CFA_restore_state:
+		if (!x->depth)
+			return -KUW_E_RESTORE;
+		x->cur = x->stack[--x->depth];
+		return 0;
+	}
+	/* KUW_DW_CFA_AARCH64_negate_ra_state (GNU_window_save elsewhere) */
+	if (x->arch != KUW_ARCH_ARM64)
+		return -KUW_E_BADOP;
+	x->cur.mangled_ra ^= 1;
+	return 0;
+}
+
 /**
  * kuw_cfi_step() - run one instruction
  * @x: the interpreter; x->cur is the state the instruction changes
@@ -364,23 +554,16 @@ static void cfi_restore(struct kuw_cfi *x, struct cfi_run *r, u64 reg)
  */
 int kuw_cfi_step(struct kuw_cfi *x, struct cfi_run *r)
 {
-	struct kuw_cfi_state *s = &x->cur;
-	u64 reg, src, u;
-	s32 off;
+	bool was = r->dirty;
 	u8 op, lo;
-	bool was;
-	u8 b8;
-	u16 b16;
-	u32 b32;
+	s32 off;
 	int ret;
 
 	ret = kuw_rd_u8(&r->c, &op);
 	if (ret)
 		return ret;
 	lo = op & KUW_DW_CFA_LOW_MASK;
-	was = r->dirty;		/* location ops and nops change no rule */
-	r->dirty = true;
-
+	r->dirty = true;	/* but location ops and nops change no rule */
 	switch (op & KUW_DW_CFA_HIGH_MASK) {
 	case KUW_DW_CFA_advance_loc:
 		r->dirty = was;
@@ -394,162 +577,48 @@ int kuw_cfi_step(struct kuw_cfi *x, struct cfi_run *r)
 		cfi_restore(x, r, lo);
 		return 0;
 	}
-
 	switch (op) {
 	case KUW_DW_CFA_nop:
-		r->dirty = was;
-		return 0;
-	case KUW_DW_CFA_set_loc: {
-		struct kuw_ptr_base pb = x->pb;
-
-		r->dirty = was;
-		pb.addr_size = x->cie.addr_size;
-		if (x->cie.debug) {
-			ret = kuw_rd_ptr(&r->c, KUW_DW_EH_PE_absptr, &pb, false,
-					 &u, NULL);
-		} else {
-			pb.func = x->loc;
-			pb.have |= KUW_PB_FUNC;
-			ret = kuw_rd_ptr(&r->c, x->cie.fde_enc, &pb, false,
-					 &u, NULL);
-		}
-		if (ret)
-			return ret;
-		return cfi_advance(x, r, u);
-	}
+	case KUW_DW_CFA_set_loc:
 	case KUW_DW_CFA_advance_loc1:
-		r->dirty = was;
-		ret = kuw_rd_u8(&r->c, &b8);
-		return ret ? ret : cfi_delta(x, r, b8);
 	case KUW_DW_CFA_advance_loc2:
-		r->dirty = was;
-		ret = kuw_rd_u16(&r->c, &b16);
-		return ret ? ret : cfi_delta(x, r, b16);
 	case KUW_DW_CFA_advance_loc4:
-		r->dirty = was;
-		ret = kuw_rd_u32(&r->c, &b32);
-		return ret ? ret : cfi_delta(x, r, b32);
-	case KUW_DW_CFA_offset_extended:
-	case KUW_DW_CFA_val_offset:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			ret = cfi_ufac(x, r, false, &off);
-		if (!ret)
-			cfi_set(x, reg, op == KUW_DW_CFA_val_offset ?
-				KUW_R_VAL_OFFSET : KUW_R_OFFSET, 0, off);
-		return ret;
-	case KUW_DW_CFA_offset_extended_sf:
-	case KUW_DW_CFA_val_offset_sf:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			ret = cfi_sfac(x, r, &off);
-		if (!ret)
-			cfi_set(x, reg, op == KUW_DW_CFA_val_offset_sf ?
-				KUW_R_VAL_OFFSET : KUW_R_OFFSET, 0, off);
-		return ret;
-	case KUW_DW_CFA_GNU_negative_offset_extended:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			ret = cfi_ufac(x, r, true, &off);
-		if (!ret)
-			cfi_set(x, reg, KUW_R_OFFSET, 0, off);
-		return ret;
-	case KUW_DW_CFA_restore_extended:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			cfi_restore(x, r, reg);
-		return ret;
-	case KUW_DW_CFA_undefined:
-	case KUW_DW_CFA_same_value:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			cfi_set(x, reg, op == KUW_DW_CFA_undefined ?
-				KUW_R_UNDEF : KUW_R_SAME, 0, 0);
-		return ret;
-	case KUW_DW_CFA_register:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			ret = reg < x->nregs ? cfi_tracked(x, r, &src) :
-				cfi_reg(x, r, &src);
-		if (!ret)
-			cfi_set(x, reg, KUW_R_REG, (u8)src, 0);
-		return ret;
-	case KUW_DW_CFA_remember_state:
-		if (x->depth >= KUW_REMEMBER_DEPTH)
-			return -KUW_E_REMEMBER;
-		x->stack[x->depth++] = *s;
-		return 0;
-	case KUW_DW_CFA_restore_state:
-		if (!x->depth)
-			return -KUW_E_RESTORE;
-		*s = x->stack[--x->depth];
-		return 0;
-	case KUW_DW_CFA_def_cfa:
-		ret = cfi_tracked(x, r, &reg);
-		if (!ret)
-			ret = kuw_rd_uleb1(&r->c, &u);
-		if (ret)
-			return ret;
-		if (u > CFI_S32_MAX)
-			return -KUW_E_BADOFF;
-		s->cfa_kind = KUW_CFA_REG;
-		s->cfa_reg = (u8)reg;
-		s->cfa_off = (s32)u;
-		return 0;
-	case KUW_DW_CFA_def_cfa_sf:
-		ret = cfi_tracked(x, r, &reg);
-		if (!ret)
-			ret = cfi_sfac(x, r, &off);
-		if (ret)
-			return ret;
-		s->cfa_kind = KUW_CFA_REG;
-		s->cfa_reg = (u8)reg;
-		s->cfa_off = off;
-		return 0;
-	case KUW_DW_CFA_def_cfa_register:
-		ret = cfi_tracked(x, r, &reg);
-		if (ret)
-			return ret;
-		s->cfa_kind = KUW_CFA_REG;
-		s->cfa_reg = (u8)reg;
-		return 0;
-	case KUW_DW_CFA_def_cfa_offset:
-		ret = kuw_rd_uleb1(&r->c, &u);
-		if (ret)
-			return ret;
-		if (u > CFI_S32_MAX)
-			return -KUW_E_BADOFF;
-		s->cfa_off = (s32)u;
-		return 0;
-	case KUW_DW_CFA_def_cfa_offset_sf:
-		ret = cfi_sfac(x, r, &off);
-		if (!ret)
-			s->cfa_off = off;
-		return ret;
-	case KUW_DW_CFA_def_cfa_expression:
-		ret = cfi_block(x, r, &off);
-		if (ret)
-			return ret;
-		s->cfa_kind = KUW_CFA_EXPR;
-		s->cfa_expr = off;
-		return 0;
-	case KUW_DW_CFA_expression:
-	case KUW_DW_CFA_val_expression:
-		ret = cfi_reg(x, r, &reg);
-		if (!ret)
-			ret = cfi_block(x, r, &off);
-		if (!ret)
-			cfi_set(x, reg, op == KUW_DW_CFA_expression ?
-				KUW_R_EXPR : KUW_R_VAL_EXPR, 0, off);
-		return ret;
 	case KUW_DW_CFA_GNU_args_size:
 		r->dirty = was;
-		return kuw_rd_uleb1(&r->c, &u);
+		return cfi_loc_op(x, r, op);
+	case KUW_DW_CFA_offset_extended:
+		return cfi_reg_fac(x, r, KUW_R_OFFSET, CFI_UFAC);
+	case KUW_DW_CFA_val_offset:
+		return cfi_reg_fac(x, r, KUW_R_VAL_OFFSET, CFI_UFAC);
+	case KUW_DW_CFA_offset_extended_sf:
+		return cfi_reg_fac(x, r, KUW_R_OFFSET, CFI_SFAC);
+	case KUW_DW_CFA_val_offset_sf:
+		return cfi_reg_fac(x, r, KUW_R_VAL_OFFSET, CFI_SFAC);
+	case KUW_DW_CFA_GNU_negative_offset_extended:
+		return cfi_reg_fac(x, r, KUW_R_OFFSET, CFI_UFAC_NEG);
+	case KUW_DW_CFA_restore_extended:
+	case KUW_DW_CFA_undefined:
+	case KUW_DW_CFA_same_value:
+	case KUW_DW_CFA_register:
+		return cfi_reg_op(x, r, op);
+	case KUW_DW_CFA_remember_state:
+	case KUW_DW_CFA_restore_state:
 	case KUW_DW_CFA_AARCH64_negate_ra_state:
-		if (x->arch != KUW_ARCH_ARM64)
-			return -KUW_E_BADOP;
-		s->mangled_ra ^= 1;
-		return 0;
+		return cfi_state_op(x, op);
+	case KUW_DW_CFA_def_cfa:
+	case KUW_DW_CFA_def_cfa_sf:
+	case KUW_DW_CFA_def_cfa_register:
+		return cfi_def_cfa(x, r, op);
+	case KUW_DW_CFA_def_cfa_offset:
+		return cfi_cfa_off(x, r, false);
+	case KUW_DW_CFA_def_cfa_offset_sf:
+		return cfi_cfa_off(x, r, true);
+	case KUW_DW_CFA_def_cfa_expression:
+		return cfi_expr(x, r, 0, true);
+	case KUW_DW_CFA_expression:
+		return cfi_expr(x, r, KUW_R_EXPR, false);
+	case KUW_DW_CFA_val_expression:
+		return cfi_expr(x, r, KUW_R_VAL_EXPR, false);
 	}
 	return -KUW_E_BADOP;
 }

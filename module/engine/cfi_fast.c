@@ -351,6 +351,93 @@ static int cfi_fast_flush(struct kuw_cfi *x, const struct kuw_sink *sink,
 	return ret;
 }
 
+/* One FDE on the fast path: the walk's locals (kept in registers). */
+struct cfi_fast_run {
+	const u8 *p;		/* the next op */
+	const u8 *e;		/* the program's end */
+	u64 loc;		/* the current location */
+	u32 st;			/* the current state's index */
+	u32 last;		/* the state of the last row */
+	u32 depth;		/* states remembered */
+	u32 n;			/* rows buffered */
+	bool dirty;		/* the rules may differ from the last row's */
+};
+
+/*
+ * The op at r->p that is neither advance_loc nor a rule op.  Return: 1
+ * with *@delta for a location advance, 0 for none, -1 when the general
+ * path must run the FDE.
+ */
+static kuw_always_inline int cfi_fast_op(struct kuw_cfi_fast *f,
+					 struct cfi_fast_run *r, u64 *delta)
+{
+	u8 op = *r->p++;
+
+	switch (op) {
+	case KUW_DW_CFA_nop:
+		return 0;
+	case KUW_DW_CFA_remember_state:
+		if (r->depth >= KUW_REMEMBER_DEPTH)
+			return -1;
+		f->stack[r->depth++] = r->st;
+		r->dirty = true;
+		return 0;
+	case KUW_DW_CFA_restore_state:
+		if (!r->depth)
+			return -1;
+		r->st = f->stack[--r->depth];
+		r->dirty = true;
+		return 0;
+	case KUW_DW_CFA_advance_loc1:
+		if (r->e - r->p < 1)
+			return -1;
+		*delta = r->p[0];
+		r->p += 1;
+		return 1;
+	case KUW_DW_CFA_advance_loc2:
+		if (r->e - r->p < 2)
+			return -1;
+		*delta = kuw_get_le16(r->p);
+		r->p += 2;
+		return 1;
+	case KUW_DW_CFA_advance_loc4:
+		if (r->e - r->p < 4)
+			return -1;
+		*delta = kuw_get_le32(r->p);
+		r->p += 4;
+		return 1;
+	}
+	return -1;	/* GNU_args_size too: rare, left to cfi_run() */
+}
+
+/*
+ * cfi_advance() and cfi_emit(), on state indices: buffer the row in force
+ * at r->loc, reported for the op at @at.  False when the general path must
+ * run the FDE.
+ */
+static kuw_always_inline bool cfi_fast_row(struct kuw_cfi_fast *f,
+					   struct cfi_fast_run *r, u64 fend,
+					   u32 at)
+{
+	const struct kuw_cfi_fst *t;
+
+	if ((r->n && !r->dirty) || r->loc >= fend)
+		return true;
+	r->dirty = false;
+	if (r->n && r->st == r->last)
+		return true;
+	t = &f->st[r->st];
+	if (r->n == CFI_FAST_ROWS || t->unset)
+		return false;
+	f->row[r->n].pc = r->loc;
+	f->row[r->n].rule = (const void *)(f->pool + t->rule);
+	f->row[r->n].id = t->id;
+	f->insn[r->n] = at;
+	r->n++;
+	r->last = r->st;
+	return true;
+}
+
 /**
  * kuw_cfi_fast_fde() - run an FDE on the fast path
  * @x: the interpreter, after kuw_cfi_fast_cie() for the FDE's CIE
@@ -371,98 +458,51 @@ bool kuw_cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
 		      struct kuw_diag *d, int *ret)
 {
 	struct kuw_cfi_fast *f = x->fast;
-	const u8 *b = x->sec->data, *p = b + off, *e = b + end, *at;
-	u32 st = f->init - 1, last = 0, depth = 0, n = 0;
-	u64 loc = start, delta, to;
-	bool dirty = false;
-	u8 op;
+	const u8 *b = x->sec->data, *at;
+	struct cfi_fast_run r = {
+		.p = b + off, .e = b + end, .loc = start, .st = f->init - 1,
+	};
+	u64 delta, to;
+	int k;
 
 	if (!f->init || end > 0xffffffffULL)
 		return false;	/* no fast CIE; rows name ops by u32 offsets */
 	for (;;) {
-		at = p;
-		if (p >= e) {
-			to = loc;
-			goto row;
-		}
-		op = *p;
-		if ((op & KUW_DW_CFA_HIGH_MASK) == KUW_DW_CFA_advance_loc) {
-			delta = op & KUW_DW_CFA_LOW_MASK;
-			p++;
-			goto advance;
-		}
-		if (cfi_seg_op[op]) {
-			if (!cfi_fast_seg(x, st, p, e, &st, &p))
-				return false;
-			dirty = true;
-			continue;
-		}
-		p++;
-		switch (op) {
-		case KUW_DW_CFA_nop:
-			continue;
-		case KUW_DW_CFA_remember_state:
-			if (depth >= KUW_REMEMBER_DEPTH)
-				return false;
-			f->stack[depth++] = st;
-			dirty = true;
-			continue;
-		case KUW_DW_CFA_restore_state:
-			if (!depth)
-				return false;
-			st = f->stack[--depth];
-			dirty = true;
-			continue;
-		case KUW_DW_CFA_advance_loc1:
-			if (e - p < 1)
-				return false;
-			delta = p[0];
-			p += 1;
-			goto advance;
-		case KUW_DW_CFA_advance_loc2:
-			if (e - p < 2)
-				return false;
-			delta = kuw_get_le16(p);
-			p += 2;
-			goto advance;
-		case KUW_DW_CFA_advance_loc4:
-			if (e - p < 4)
-				return false;
-			delta = kuw_get_le32(p);
-			p += 4;
-			goto advance;
-		default:	/* GNU_args_size too: rare, left to cfi_run() */
-			return false;
-		}
-advance:
-		if (__builtin_mul_overflow(delta, x->cie.code_align, &delta) ||
-		    __builtin_add_overflow(loc, delta, &to) || to > fend)
-			return false;
-		if (to == loc)
-			continue;
-row:
-		/* cfi_advance() and cfi_emit(), on state indices */
-		if ((!n || dirty) && loc < fend) {
-			dirty = false;
-			if (!n || st != last) {
-				const struct kuw_cfi_fst *t = &f->st[st];
-
-				if (n == CFI_FAST_ROWS || t->unset)
+		at = r.p;
+		to = r.loc;	/* the program's end: its last row */
+		if (r.p < r.e) {
+			if ((*r.p & KUW_DW_CFA_HIGH_MASK) ==
+			    KUW_DW_CFA_advance_loc) {
+				delta = *r.p++ & KUW_DW_CFA_LOW_MASK;
+			} else if (cfi_seg_op[*r.p]) {
+				if (!cfi_fast_seg(x, r.st, r.p, r.e, &r.st,
+						  &r.p))
 					return false;
-				f->row[n].pc = loc;
-				f->row[n].rule = (const void *)(f->pool + t->rule);
-				f->row[n].id = t->id;
-				f->insn[n] = at - b;
-				n++;
-				last = st;
+				r.dirty = true;
+				continue;
+			} else {
+				k = cfi_fast_op(f, &r, &delta);
+				if (k < 0)
+					return false;
+				if (!k)
+					continue;
 			}
+			if (__builtin_mul_overflow(delta, x->cie.code_align,
+						   &delta) ||
+			    __builtin_add_overflow(r.loc, delta, &to) ||
+			    to > fend)
+				return false;
+			if (to == r.loc)
+				continue;
 		}
-		if (p >= e)
+		if (!cfi_fast_row(f, &r, fend, at - b))
+			return false;
+		if (r.p >= r.e)
 			break;
-		loc = to;
+		r.loc = to;
 	}
-	x->nrows = n;
-	*ret = sink ? cfi_fast_flush(x, sink, n, d) : 0;
+	x->nrows = r.n;
+	*ret = sink ? cfi_fast_flush(x, sink, r.n, d) : 0;
 	return true;
 }
 

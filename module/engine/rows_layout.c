@@ -401,6 +401,155 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
 	block[page[npages]] = nrows;
 }
 
+/*
+ * The table's geometry and the sizes of its parts, in the order they are
+ * laid out in its one allocation: header, pc[], rule16/32[], rule_off[],
+ * block[], page[], the rule pool, the owner's name.
+ */
+struct rows_plan {
+	u64 base;
+	u64 span;
+	u32 nrows;		/* rows and end markers, before merging */
+	u32 shift;		/* block_shift */
+	u32 pshift;		/* page_shift */
+	u32 npages;
+	u32 nblocks;
+	bool wide;		/* 32-bit rule indexes */
+	u32 *page;		/* page[] while the table is not allocated */
+	u32 *block;		/* block[] in the table */
+	const char *owner;
+	u64 sz_hdr, sz_pc, sz_rule, sz_roff, sz_block, sz_page, sz_pool;
+	u64 sz_owner;
+	u64 bytes;		/* all of them */
+};
+
+/* Geometry and sizes from the FDEs' sums (@sm); block[] comes later. */
+static void rows_plan_init(const struct rows_build *b,
+			   const struct rows_sum *sm, struct rows_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* every row belongs to an FDE with rows, each gets an end marker */
+	p->nrows = b->nrows + sm->nfde;
+	if (sm->nfde) {
+		p->base = sm->lo;
+		p->span = sm->hi - p->base;
+	}
+	p->shift = rows_block_shift(sm->covered, p->span, p->nrows);
+	p->pshift = p->shift + KUW_PAGE_BLOCKS_LOG;
+	p->npages = (p->span >> p->pshift) + 1;
+	p->wide = b->nrules > 0xffff;
+	p->owner = b->obj->owner ? b->obj->owner : "?";
+	p->sz_owner = strlen(p->owner) + 1;
+	p->sz_hdr = rows_align4(sizeof(struct kuw_table));
+	p->sz_pc = rows_align4((u64)p->nrows * 4);
+	p->sz_rule = rows_align4((u64)p->nrows * (p->wide ? 4 : 2));
+	p->sz_roff = (u64)b->nrules * 4;
+	p->sz_page = ((u64)p->npages + 1) * 4;
+	p->sz_pool = rows_align4(b->pool_len);
+}
+
+/*
+ * page[] (pages holding some FDE, then their first blocks) and the size
+ * of the whole table.  Return: 0 or a positive enum kuw_err.
+ */
+static int rows_plan_pages(const struct rows_build *b, struct rows_plan *p)
+{
+	u32 i, present;
+
+	if (p->span > 0xffffffffULL)
+		return KUW_E_TOOBIG;
+	p->page = kuw_alloc(p->sz_page);
+	if (!p->page)
+		return KUW_E_NOMEM;
+	rows_mark_pages(b, p->page, p->base, p->pshift);
+	for (i = 0; i < p->npages; i++) {
+		present = p->page[i];
+		p->page[i] = p->nblocks;
+		if (present)
+			p->nblocks += 1U << KUW_PAGE_BLOCKS_LOG;
+	}
+	p->page[p->npages] = p->nblocks;
+	p->sz_block = ((u64)p->nblocks + 1) * 4;
+	p->bytes = p->sz_hdr + p->sz_pc + p->sz_rule + p->sz_roff +
+		   p->sz_block + p->sz_page + p->sz_pool + p->sz_owner;
+	return p->bytes > 0x7fffffffULL ? KUW_E_TOOBIG : 0;
+}
+
+/*
+ * Lay the parts out in @mem (p->bytes, not zeroed): the header zeroed,
+ * page[], the rules and the owner copied, @w aimed at pc[] and the rule
+ * indexes for rows_order16() or rows_order32().  p->page moves in.
+ */
+static struct kuw_table *rows_carve(const struct rows_build *b,
+				    struct rows_plan *p, u8 *mem,
+				    struct rows_ord *w)
+{
+	struct kuw_table *t = (struct kuw_table *)mem;
+	u64 off = p->sz_hdr;
+
+	memset(mem, 0, p->sz_hdr);
+	t->bytes = p->bytes;
+	w->base = p->base;
+	w->pc = (u32 *)(mem + off);
+	w->pp = w->pc;
+	t->pc = w->pc;
+	off += p->sz_pc;
+	if (p->wide) {
+		w->p32 = (u32 *)(mem + off);
+		t->rule32 = w->p32;
+	} else {
+		w->p16 = (u16 *)(mem + off);
+		t->rule16 = w->p16;
+	}
+	off += p->sz_rule;
+	t->rule_off = (u32 *)(mem + off);
+	memcpy(mem + off, b->rule_off, (size_t)b->nrules * 4);
+	off += p->sz_roff;
+	p->block = (u32 *)(mem + off);
+	t->block = p->block;
+	off += p->sz_block;
+	memcpy(mem + off, p->page, p->sz_page);
+	kuw_free(p->page);
+	p->page = NULL;
+	t->page = (u32 *)(mem + off);
+	off += p->sz_page;
+	memcpy(mem + off, b->pool, b->pool_len);
+	memset(mem + off + b->pool_len, 0, p->sz_pool - b->pool_len);
+	t->pool = mem + off;
+	off += p->sz_pool;
+	memcpy(mem + off, p->owner, p->sz_owner);
+	t->owner = (const char *)(mem + off);
+	return t;
+}
+
+/* After the rows are laid out (up to w->pp): tails, block[], the rest. */
+static void rows_finish(const struct rows_build *b, const struct rows_plan *p,
+			const struct rows_ord *w, u32 nfde, struct kuw_table *t)
+{
+	u32 n = w->pp - w->pc;
+
+	/* merged rows leave the arrays' tails unused: zero them */
+	memset(w->pc + n, 0, p->sz_pc - (u64)n * 4);
+	if (p->wide)
+		memset(w->p32, 0, p->sz_rule - (u64)n * 4);
+	else
+		memset(w->p16, 0, p->sz_rule - (u64)n * 2);
+	rows_blocks(p->block, t->page, p->npages, t->pc, n, p->shift,
+		    p->pshift);
+	t->src = b->src;
+	t->arch = b->obj->arch;
+	t->block_shift = p->shift;
+	t->page_shift = p->pshift;
+	t->npages = p->npages;
+	t->base = p->base;
+	t->start = p->base;
+	t->end = p->base + p->span;
+	t->nrows = n;
+	t->nrules = b->nrules;
+	t->nblocks = p->nblocks;
+	t->nfde = nfde;
+}
+
 /**
  * kuw_rows_layout() - check the collected FDEs and lay out the table
  * @b: the rows and rules collected from one section
@@ -415,67 +564,20 @@ static kuw_noinline void rows_blocks(u32 *block, const u32 *page,
  */
 int kuw_rows_layout(struct rows_build *b, struct kuw_table **out)
 {
-	u32 nrows, i, nblocks = 0, shift, pshift, npages;
-	const char *owner = b->obj->owner ? b->obj->owner : "?";
-	u32 owner_len = strlen(owner) + 1;
-	u64 base = 0, span = 0, off = 0, sz_hdr, sz_pc, sz_rule;
-	u64 sz_roff, sz_block, sz_page, sz_pool;
 	struct rows_ord w = { 0 };
 	struct rows_piles pl;
+	struct rows_plan p;
 	struct rows_sum sm;
 	struct kuw_table *t;
-	u32 *pc, *roff, *block, *page = NULL;
-	u16 *r16 = NULL;
-	u32 *r32 = NULL;
 	u8 *mem = NULL;
-	bool wide;
-	int ret, err = 0;
+	int ret, err;
 
 	rows_deal(b, &pl, &sm);
-	/* every row belongs to an FDE with rows, each gets an end marker */
-	nrows = b->nrows + sm.nfde;
-	if (sm.nfde) {
-		base = sm.lo;
-		span = sm.hi - base;
-	}
-	shift = rows_block_shift(sm.covered, span, nrows);
-	pshift = shift + KUW_PAGE_BLOCKS_LOG;
-	npages = (span >> pshift) + 1;
-	wide = b->nrules > 0xffff;
-	sz_hdr = rows_align4(sizeof(*t));
-	sz_pc = rows_align4((u64)nrows * 4);
-	sz_rule = rows_align4((u64)nrows * (wide ? 4 : 2));
-	sz_roff = (u64)b->nrules * 4;
-	sz_page = ((u64)npages + 1) * 4;
-	sz_pool = rows_align4(b->pool_len);
-	if (span > 0xffffffffULL) {
-		err = KUW_E_TOOBIG;
-	} else {
-		/* pages holding some FDE, then their first blocks */
-		page = kuw_alloc(sz_page);
-		if (!page) {
-			err = KUW_E_NOMEM;
-		} else {
-			rows_mark_pages(b, page, base, pshift);
-			for (i = 0; i < npages; i++) {
-				u32 present = page[i];
-
-				page[i] = nblocks;
-				if (present)
-					nblocks += 1U << KUW_PAGE_BLOCKS_LOG;
-			}
-			page[npages] = nblocks;
-		}
-	}
-	sz_block = ((u64)nblocks + 1) * 4;
+	rows_plan_init(b, &sm, &p);
+	err = rows_plan_pages(b, &p);
 	if (!err) {
-		off = sz_hdr + sz_pc + sz_rule + sz_roff + sz_block + sz_page +
-		      sz_pool + owner_len;
-		if (off > 0x7fffffffULL)
-			err = KUW_E_TOOBIG;
-		else
-			mem = kuw_alloc_raw(off);
-		if (!err && !mem)
+		mem = kuw_alloc_raw(p.bytes);
+		if (!mem)
 			err = KUW_E_NOMEM;
 	}
 	if (err) {
@@ -483,82 +585,21 @@ int kuw_rows_layout(struct rows_build *b, struct kuw_table **out)
 		ret = rows_order_check(b, &pl, &w);
 		if (!ret)
 			ret = kuw_fail(b->diag, b->secname, 0, err);
-		goto out;
-	}
-	t = (struct kuw_table *)mem;
-	memset(mem, 0, sz_hdr);
-	t->bytes = off;
-	off = sz_hdr;
-	pc = (u32 *)(mem + off);
-	off += sz_pc;
-	if (wide)
-		r32 = (u32 *)(mem + off);
-	else
-		r16 = (u16 *)(mem + off);
-	off += sz_rule;
-	roff = (u32 *)(mem + off);
-	off += sz_roff;
-	block = (u32 *)(mem + off);
-	off += sz_block;
-	memcpy(mem + off, page, sz_page);
-	kuw_free(page);
-	page = (u32 *)(mem + off);
-	off += sz_page;
-	memcpy(mem + off, b->pool, b->pool_len);
-	memset(mem + off + b->pool_len, 0, sz_pool - b->pool_len);
-	t->pool = mem + off;
-	off += sz_pool;
-	memcpy(mem + off, owner, owner_len);
-	t->owner = (const char *)(mem + off);
-	memcpy(roff, b->rule_off, (size_t)b->nrules * 4);
-
-	w.base = base;
-	w.pc = pc;
-	w.pp = pc;
-	w.p16 = r16;
-	w.p32 = r32;
-	if (wide)
-		ret = rows_order32(b, &pl, &w);
-	else
-		ret = rows_order16(b, &pl, &w);
-	if (ret) {
-		kuw_free(mem);
+		kuw_free(p.page);
 		kuw_free(pl.next);
 		return ret;
 	}
-	i = w.pp - pc;
-	/* merged rows leave the arrays' tails unused: zero them */
-	memset(pc + i, 0, sz_pc - (u64)i * 4);
-	if (wide)
-		memset(r32 + i, 0, sz_rule - (u64)i * 4);
+	t = rows_carve(b, &p, mem, &w);
+	if (p.wide)
+		ret = rows_order32(b, &pl, &w);
 	else
-		memset(r16 + i, 0, sz_rule - (u64)i * 2);
-	nrows = i;
-	rows_blocks(block, page, npages, pc, nrows, shift, pshift);
-
-	t->src = b->src;
-	t->arch = b->obj->arch;
-	t->block_shift = shift;
-	t->page_shift = pshift;
-	t->npages = npages;
-	t->page = page;
-	t->base = base;
-	t->start = base;
-	t->end = base + span;
-	t->nrows = nrows;
-	t->nrules = b->nrules;
-	t->nblocks = nblocks;
-	t->nfde = sm.nfde;
-	t->pc = pc;
-	t->rule16 = r16;
-	t->rule32 = r32;
-	t->rule_off = roff;
-	t->block = block;
+		ret = rows_order16(b, &pl, &w);
+	kuw_free(pl.next);
+	if (ret) {
+		kuw_free(mem);
+		return ret;
+	}
+	rows_finish(b, &p, &w, sm.nfde, t);
 	*out = t;
-	kuw_free(pl.next);
 	return 0;
-out:
-	kuw_free(page);
-	kuw_free(pl.next);
-	return ret;
 }

@@ -164,13 +164,132 @@ static int ehf_skip_ptr(struct kuw_cur *c, u8 enc, u8 addr_size)
 	return kuw_rd_ptr(c, enc, &any, false, &v, &ind);
 }
 
+/* The augmentation string of a CIE, and the next letter to parse. */
+struct ehf_aug {
+	const char *s;
+	u64 len;
+	u64 i;
+};
+
+/*
+ * A CIE's fields up to its augmentation data: version, augmentation
+ * string, [v4: address and segment selector sizes], legacy "eh" data,
+ * code and data alignment, return address column.
+ */
+static int ehf_cie_head(struct ehf_walk *w, struct kuw_cur *c,
+			struct ehf_aug *a)
+{
+	struct ehf_cie *cie = &w->cie;
+	u64 u, f;
+	u8 ver, b;
+	int ret;
+
+	if (kuw_rd_u8(c, &ver))
+		return ehf_err(w, c->pos, KUW_E_TRUNC);
+	if (ver != 1 && ver != 3 && ver != 4)
+		return ehf_err(w, c->pos - 1, KUW_E_BADVER);
+	f = c->pos;
+	ret = kuw_rd_str(c, &a->s, &a->len);
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (ver == 4) {
+		f = c->pos;
+		if (kuw_rd_u8(c, &cie->c.addr_size) || kuw_rd_u8(c, &b))
+			return ehf_err(w, f, KUW_E_TRUNC);
+		if ((cie->c.addr_size != 4 && cie->c.addr_size != 8) || b)
+			return ehf_err(w, f, KUW_E_BADHDR);
+	}
+	if (a->len >= 2 && a->s[0] == 'e' && a->s[1] == 'h') {
+		/* Legacy GCC: the address of the EH data follows. */
+		f = c->pos;
+		ret = kuw_rd_skip(c, cie->c.addr_size);
+		if (ret)
+			return ehf_err(w, f, ret);
+		a->i = 2;
+	}
+	f = c->pos;
+	ret = kuw_rd_uleb(c, &cie->c.code_align);
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (!cie->c.code_align)
+		return ehf_err(w, f, KUW_E_BADALIGN);
+	f = c->pos;
+	ret = kuw_rd_sleb(c, &cie->c.data_align);
+	if (ret)
+		return ehf_err(w, f, ret);
+	f = c->pos;
+	if (ver == 1) {
+		ret = kuw_rd_u8(c, &b);
+		u = b;
+	} else {
+		ret = kuw_rd_uleb(c, &u);
+	}
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (u >= kuw_arch(w->o->arch)->nregs)
+		return ehf_err(w, f, KUW_E_BADREG);
+	cie->c.ra = (u8)u;
+	return 0;
+}
+
+/*
+ * One augmentation letter's data at the cursor (@body: the CIE's body,
+ * named for a letter that is wrong where it is).  Return: 0, 1 when the
+ * letters after this one are skipped by length, or the error.
+ */
+static int ehf_cie_letter(struct ehf_walk *w, struct kuw_cur *c, u64 body,
+			  char letter)
+{
+	struct ehf_cie *cie = &w->cie;
+	u64 f = c->pos;
+	int ret;
+	u8 b;
+
+	switch (letter) {
+	case 'R':
+		if (w->debug)
+			return ehf_err(w, body + 1, KUW_E_BADAUG);
+		if (kuw_rd_u8(c, &cie->c.fde_enc))
+			return ehf_err(w, f, KUW_E_BADAUG);
+		if (cie->c.fde_enc == KUW_DW_EH_PE_omit ||
+		    (cie->c.fde_enc & KUW_DW_EH_PE_indirect) ||
+		    kuw_enc_check(cie->c.fde_enc))
+			return ehf_err(w, f, KUW_E_BADENC);
+		return 0;
+	case 'P':
+		if (kuw_rd_u8(c, &b))
+			return ehf_err(w, f, KUW_E_BADAUG);
+		if (b == KUW_DW_EH_PE_omit || kuw_enc_check(b))
+			return ehf_err(w, f, KUW_E_BADENC);
+		ret = ehf_skip_ptr(c, b, cie->c.addr_size);
+		if (ret)
+			return ehf_err(w, c->pos, ret == -KUW_E_TRUNC ?
+				       KUW_E_BADAUG : ret);
+		return 0;
+	case 'L':
+		if (kuw_rd_u8(c, &cie->lsda_enc))
+			return ehf_err(w, f, KUW_E_BADAUG);
+		if (kuw_enc_check(cie->lsda_enc))
+			return ehf_err(w, f, KUW_E_BADENC);
+		return 0;
+	case 'S':
+		cie->c.signal = 1;
+		return 0;
+	case 'B':	/* AArch64 pointer authentication with the B key */
+	case 'G':	/* AArch64 MTE tagged frame */
+		return 0;
+	}
+	if (!cie->z)
+		return ehf_err(w, body + 1, KUW_E_BADAUG);
+	return 1;	/* the rest is skipped by length */
+}
+
 /* Parse and check the CIE record @r into w->cie. */
 static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 {
 	struct ehf_cie *cie = &w->cie;
-	const char *aug;
-	u64 auglen, alen, aend = 0, u, i = 0, f;
-	u8 ver, b;
+	struct ehf_aug a = { NULL, 0, 0 };
+	u64 alen, aend = 0, f;
 	struct kuw_cur c;
 	int ret;
 
@@ -184,56 +303,12 @@ static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 	cie->c.signal = 0;
 	cie->c.debug = w->debug;
 	cie->c.addr_size = 8;
-
-	if (kuw_rd_u8(&c, &ver))
-		return ehf_err(w, c.pos, KUW_E_TRUNC);
-	if (ver != 1 && ver != 3 && ver != 4)
-		return ehf_err(w, c.pos - 1, KUW_E_BADVER);
-	f = c.pos;
-	ret = kuw_rd_str(&c, &aug, &auglen);
+	ret = ehf_cie_head(w, &c, &a);
 	if (ret)
-		return ehf_err(w, f, ret);
-	if (ver == 4) {
-		f = c.pos;
-		if (kuw_rd_u8(&c, &cie->c.addr_size) || kuw_rd_u8(&c, &b))
-			return ehf_err(w, f, KUW_E_TRUNC);
-		if ((cie->c.addr_size != 4 && cie->c.addr_size != 8) || b)
-			return ehf_err(w, f, KUW_E_BADHDR);
-	}
-	if (auglen >= 2 && aug[0] == 'e' && aug[1] == 'h') {
-		/* Legacy GCC: the address of the EH data follows. */
-		f = c.pos;
-		ret = kuw_rd_skip(&c, cie->c.addr_size);
-		if (ret)
-			return ehf_err(w, f, ret);
-		i = 2;
-	}
-	f = c.pos;
-	ret = kuw_rd_uleb(&c, &cie->c.code_align);
-	if (ret)
-		return ehf_err(w, f, ret);
-	if (!cie->c.code_align)
-		return ehf_err(w, f, KUW_E_BADALIGN);
-	f = c.pos;
-	ret = kuw_rd_sleb(&c, &cie->c.data_align);
-	if (ret)
-		return ehf_err(w, f, ret);
-	f = c.pos;
-	if (ver == 1) {
-		ret = kuw_rd_u8(&c, &b);
-		u = b;
-	} else {
-		ret = kuw_rd_uleb(&c, &u);
-	}
-	if (ret)
-		return ehf_err(w, f, ret);
-	if (u >= kuw_arch(w->o->arch)->nregs)
-		return ehf_err(w, f, KUW_E_BADREG);
-	cie->c.ra = (u8)u;
-
-	if (i < auglen && aug[i] == 'z') {
+		return ret;
+	if (a.i < a.len && a.s[a.i] == 'z') {
 		cie->z = true;
-		i++;
+		a.i++;
 		f = c.pos;
 		ret = kuw_rd_uleb(&c, &alen);
 		if (ret)
@@ -243,47 +318,12 @@ static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 		aend = c.pos + alen;
 		c.end = aend;	/* the letters' data must fit inside */
 	}
-	for (; i < auglen; i++) {
-		f = c.pos;
-		switch (aug[i]) {
-		case 'R':
-			if (w->debug)
-				return ehf_err(w, r->body + 1, KUW_E_BADAUG);
-			if (kuw_rd_u8(&c, &cie->c.fde_enc))
-				return ehf_err(w, f, KUW_E_BADAUG);
-			if (cie->c.fde_enc == KUW_DW_EH_PE_omit ||
-			    (cie->c.fde_enc & KUW_DW_EH_PE_indirect) ||
-			    kuw_enc_check(cie->c.fde_enc))
-				return ehf_err(w, f, KUW_E_BADENC);
+	for (; a.i < a.len; a.i++) {
+		ret = ehf_cie_letter(w, &c, r->body, a.s[a.i]);
+		if (ret < 0)
+			return ret;
+		if (ret)
 			break;
-		case 'P':
-			if (kuw_rd_u8(&c, &b))
-				return ehf_err(w, f, KUW_E_BADAUG);
-			if (b == KUW_DW_EH_PE_omit || kuw_enc_check(b))
-				return ehf_err(w, f, KUW_E_BADENC);
-			ret = ehf_skip_ptr(&c, b, cie->c.addr_size);
-			if (ret)
-				return ehf_err(w, c.pos, ret == -KUW_E_TRUNC ?
-					       KUW_E_BADAUG : ret);
-			break;
-		case 'L':
-			if (kuw_rd_u8(&c, &cie->lsda_enc))
-				return ehf_err(w, f, KUW_E_BADAUG);
-			if (kuw_enc_check(cie->lsda_enc))
-				return ehf_err(w, f, KUW_E_BADENC);
-			break;
-		case 'S':
-			cie->c.signal = 1;
-			break;
-		case 'B':	/* AArch64 pointer authentication with the B key */
-		case 'G':	/* AArch64 MTE tagged frame */
-			break;
-		default:
-			if (!cie->z)
-				return ehf_err(w, r->body + 1, KUW_E_BADAUG);
-			i = auglen - 1;	/* the rest is skipped by length */
-			break;
-		}
 	}
 	if (cie->z) {
 		c.pos = aend;
@@ -465,6 +505,102 @@ static void ehf_init(struct ehf_walk *w, const struct kuw_obj *o,
 	w->cie.fast = false;
 }
 
+/* The walk's CFI interpreter, with caches sized by the section. */
+static struct kuw_cfi *ehf_cfi_new(const struct ehf_walk *w,
+				   const struct kuw_sink *sink,
+				   const struct kuw_sink_ext *ext)
+{
+	struct kuw_cfi *x = kuw_alloc(sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->arch = w->o->arch;
+	x->nregs = kuw_arch(w->o->arch)->nregs;
+	x->secname = kuw_src_section(w->src);
+	x->sec = w->s;
+	x->pb = w->pb;
+	x->ext = ext;
+	/* caches sized by the section; else only x->rc1 */
+	if (sink && !(w->o->flags & KUW_OBJ_GENERAL))
+		kuw_cfi_caches(x, w->s->size);
+	return x;
+}
+
+/* Fewer than 4 bytes left at @off: padding when they are all zero. */
+static bool ehf_padding(const struct kuw_sec *s, u64 off)
+{
+	for (; off < s->size; off++)
+		if (s->data[off])
+			return false;
+	return true;
+}
+
+/*
+ * The record at @off, read the general way: a terminator, a CIE (checked
+ * whole) or an FDE (*@f), and the initial instructions of the CIE that is
+ * w->cie now, unless they ran last (*@init_cie: that CIE's offset).
+ * Return: 0 for an FDE, 1 for another record, or the error.
+ */
+static int ehf_record(struct ehf_walk *w, struct kuw_cfi *x, u64 off,
+		      struct ehf_rec *r, struct ehf_fde *f, u64 *init_cie,
+		      struct kuw_stats *st)
+{
+	int ret = ehf_rec(w, off, r);
+
+	if (ret)
+		return ret;
+	if (r->term)
+		return 1;
+	if (r->cie) {
+		/* Check it whole, initial instructions too. */
+		w->cie.off = ~0ULL;
+		ret = ehf_cie_parse(w, r);
+	} else {
+		ret = ehf_fde_parse(w, r, f);
+	}
+	if (ret)
+		return ret;
+	if (w->cie.off != *init_cie) {
+		x->cie = w->cie.c;
+		*init_cie = ~0ULL;
+		ret = kuw_cfi_run_cie(x, w->cie.insn, w->cie.end, w->d);
+		if (ret)
+			return ret;
+		*init_cie = w->cie.off;
+	}
+	if (!r->cie)
+		return 0;
+	st->ncie++;
+	return 1;
+}
+
+/* Report FDE @f (record @r) to @sink and run its program. */
+static kuw_always_inline int ehf_fde_run(struct ehf_walk *w,
+					 struct kuw_cfi *x,
+					 const struct kuw_sink *sink,
+					 const struct ehf_rec *r,
+					 const struct ehf_fde *f, u32 *nrows)
+{
+	u32 unused = 0;
+	int ret;
+
+	if (f->skip || f->start == f->end)	/* checked, not reported */
+		return kuw_cfi_run_fde(x, f->insn, f->insn_end, f->start,
+				       f->end, NULL, &unused, w->d);
+	if (sink && sink->fde) {
+		struct kuw_fde_info fi = {
+			.start = f->start, .end = f->end, .off = r->off,
+			.src = w->src, .signal = w->cie.c.signal,
+		};
+
+		ret = sink->fde(sink->ctx, &fi);
+		if (ret)
+			return ret;
+	}
+	return kuw_cfi_run_fde(x, f->insn, f->insn_end, f->start, f->end,
+			       sink, nrows, w->d);
+}
+
 /**
  * kuw_ehf_walk() - parse, check and interpret .eh_frame or .debug_frame
  * @o: the object (arch, text range)
@@ -510,34 +646,20 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 	struct kuw_cfi *x;
 	struct ehf_rec r;
 	struct ehf_fde f;
-	u64 off = 0, i, init_cie = ~0ULL;
+	u64 off = 0, init_cie = ~0ULL;
 	int ret = 0;
 
 	if (!o || !s || (!s->data && s->size))
 		return kuw_fail(d, kuw_src_section(ehf_src(debug)), 0,
 				KUW_E_INVAL);
 	ehf_init(&w, o, s, debug, d);
-	x = kuw_alloc(sizeof(*x));
+	x = ehf_cfi_new(&w, sink, ext);
 	if (!x)
 		return kuw_fail(d, kuw_src_section(w.src), 0, KUW_E_NOMEM);
-	x->arch = o->arch;
-	x->nregs = kuw_arch(o->arch)->nregs;
-	x->secname = kuw_src_section(w.src);
-	x->sec = s;
-	x->pb = w.pb;
-	x->ext = ext;
-	/* caches sized by the section; else only x->rc1 */
-	if (sink && !(o->flags & KUW_OBJ_GENERAL))
-		kuw_cfi_caches(x, s->size);
-
 	while (off < s->size) {
 		if (s->size - off < 4) {
-			for (i = off; i < s->size; i++)
-				if (s->data[i])
-					break;
-			if (i == s->size)
-				break;
-			ret = ehf_err(&w, off, KUW_E_TRUNC);
+			if (!ehf_padding(s, off))
+				ret = ehf_err(&w, off, KUW_E_TRUNC);
 			break;
 		}
 		/*
@@ -545,62 +667,17 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 		 * instructions ran after it was parsed (init_cie).
 		 */
 		if (!ehf_fde_fast(&w, off, &r, &f)) {
-			ret = ehf_rec(&w, off, &r);
-			if (ret)
+			ret = ehf_record(&w, x, off, &r, &f, &init_cie, &lst);
+			if (ret < 0)
 				break;
-			if (r.term) {
-				off = r.end;
-				continue;
-			}
-			if (r.cie) {
-				/* Check it whole, initial instructions too. */
-				w.cie.off = ~0ULL;
-				ret = ehf_cie_parse(&w, &r);
-				if (ret)
-					break;
-			} else {
-				ret = ehf_fde_parse(&w, &r, &f);
-				if (ret)
-					break;
-			}
-			if (w.cie.off != init_cie) {
-				x->cie = w.cie.c;
-				init_cie = ~0ULL;
-				ret = kuw_cfi_run_cie(x, w.cie.insn, w.cie.end,
-						      d);
-				if (ret)
-					break;
-				init_cie = w.cie.off;
-			}
-			if (r.cie) {
-				lst.ncie++;
+			if (ret) {
+				ret = 0;
 				off = r.end;
 				continue;
 			}
 		}
 		lst.nfde++;
-		if (f.skip || f.start == f.end) {
-			u32 unused = 0;
-
-			/* Checked, not reported (nor counted as rows). */
-			ret = kuw_cfi_run_fde(x, f.insn, f.insn_end, f.start,
-					      f.end, NULL, &unused, d);
-		} else {
-			if (sink && sink->fde) {
-				struct kuw_fde_info fi = {
-					.start = f.start, .end = f.end,
-					.off = r.off,
-					.src = w.src,
-					.signal = w.cie.c.signal,
-				};
-
-				ret = sink->fde(sink->ctx, &fi);
-				if (ret)
-					break;
-			}
-			ret = kuw_cfi_run_fde(x, f.insn, f.insn_end, f.start,
-					      f.end, sink, &lst.nrows, d);
-		}
+		ret = ehf_fde_run(&w, x, sink, &r, &f, &lst.nrows);
 		if (ret)
 			break;
 		off = r.end;

@@ -190,86 +190,53 @@ static int sfr_read_fde(const struct kuw_obj *o, const struct kuw_sec *s,
 	return 0;
 }
 
+/* Sizes of an offset by KUW_SFRE_INFO_OFF_SIZE(), 0: invalid. */
+static const u8 sfr_osize[4] = { 1, 2, 4, 0 };
+
+/* An FRE's start address: @size (1, 2 or 4) bytes at @p. */
+static kuw_always_inline u32 sfr_fre_start(const u8 *p, u32 size)
+{
+	if (size == 1)
+		return p[0];
+	if (size == 2)
+		return kuw_get_le16(p);
+	return kuw_get_le32(p);
+}
+
+/* A signed offset of @size (1, 2 or 4) bytes at @p. */
+static kuw_always_inline s32 sfr_off(const u8 *p, u32 size)
+{
+	if (size == 1)
+		return (s8)p[0];
+	if (size == 2)
+		return (s16)kuw_get_le16(p);
+	return (s32)kuw_get_le32(p);
+}
+
+/* Append "@reg is saved at CFA + @off" to @r. */
+static void sfr_rule_saved(struct kuw_rule *r, u8 reg, s32 off)
+{
+	struct kuw_reg_rule *rr = &r->regs[r->nregs++];
+
+	rr->reg = reg;
+	rr->kind = KUW_R_OFFSET;
+	rr->src = 0;
+	rr->pad = 0;
+	rr->off = off;
+}
+
 /*
- * Decode one FRE at section offset *pos (inside the FRE sub-section that
- * ends at @lim) into @r, advancing *pos.  *fre_start gets its start offset.
+ * The rule of an FRE with info byte @info and @count (at least one)
+ * offsets @off: the CFA from SP or FP, then FP and RA where the offsets
+ * or the header's fixed ones say they are saved.
  */
-static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
-			const struct sfr_fde *f, u64 *pos, u64 lim,
-			u32 *fre_start, struct kuw_rule *r, struct kuw_diag *d)
+static void sfr_fre_rule(const struct sfr_hdr *h, u8 info, const s32 *off,
+			 u32 count, struct kuw_rule *r)
 {
 	const struct kuw_arch_info *ai = kuw_arch(h->arch);
-	const u8 *p = s->data + *pos;
-	s32 off[KUW_SFRAME_AARCH64_MAX_OFFSETS];
-	u32 count, osize, i, n;
 	bool have_fp = false, have_ra = false;
 	s32 fp_off = 0, ra_off = 0;
-	u8 info;
 
-	if (lim - *pos < (u64)f->addr_size + 1)
-		return kuw_fail(d, SFR_SEC, *pos, KUW_E_TRUNC);
-	switch (f->addr_size) {
-	case 1:
-		*fre_start = p[0];
-		break;
-	case 2:
-		*fre_start = kuw_get_le16(p);
-		break;
-	default:
-		*fre_start = kuw_get_le32(p);
-		break;
-	}
-	info = p[f->addr_size];
-	count = KUW_SFRE_INFO_COUNT(info);
-	switch (KUW_SFRE_INFO_OFF_SIZE(info)) {
-	case KUW_SFRAME_FRE_OFFSET_1B:
-		osize = 1;
-		break;
-	case KUW_SFRAME_FRE_OFFSET_2B:
-		osize = 2;
-		break;
-	case KUW_SFRAME_FRE_OFFSET_4B:
-		osize = 4;
-		break;
-	default:
-		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
-				KUW_E_BADTYPE);
-	}
-	if (count > h->max_offsets)
-		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
-				KUW_E_BADTYPE);
-	if (KUW_SFRE_INFO_MANGLED_RA(info) && h->arch != KUW_ARCH_ARM64)
-		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
-				KUW_E_BADTYPE);
-	n = f->addr_size + 1 + count * osize;
-	if (lim - *pos < n)
-		return kuw_fail(d, SFR_SEC, *pos, KUW_E_TRUNC);
-	p += f->addr_size + 1;
-	for (i = 0; i < count; i++, p += osize) {
-		if (osize == 1)
-			off[i] = (s8)p[0];
-		else if (osize == 2)
-			off[i] = (s16)kuw_get_le16(p);
-		else
-			off[i] = (s32)kuw_get_le32(p);
-	}
-
-	r->cfa_kind = KUW_CFA_REG;
-	r->flags = KUW_SFRE_INFO_MANGLED_RA(info) ? KUW_RF_MANGLED_RA : 0;
-	r->nregs = 0;
-	if (count == 0) {
-		/* No offsets: the return address is undefined, outermost. */
-		r->cfa_reg = ai->sp;
-		r->cfa_off = 0;
-		r->regs[0].reg = ai->ra;
-		r->regs[0].kind = KUW_R_UNDEF;
-		r->regs[0].src = 0;
-		r->regs[0].pad = 0;
-		r->regs[0].off = 0;
-		r->nregs = 1;
-		*pos += n;
-		return 0;
-	}
 	r->cfa_reg = KUW_SFRE_INFO_BASE_REG(info) == KUW_SFRAME_BASE_REG_FP ?
 		     ai->fp : ai->sp;
 	r->cfa_off = off[0];
@@ -297,27 +264,59 @@ static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
 		have_fp = true;
 		fp_off = h->fixed_fp;
 	}
-
 	/* Registers sorted by number: FP (6 / x29) before RA (16 / x30). */
-	if (have_fp) {
-		struct kuw_reg_rule *rr = &r->regs[r->nregs++];
+	if (have_fp)
+		sfr_rule_saved(r, ai->fp, fp_off);
+	if (have_ra)
+		sfr_rule_saved(r, ai->ra, ra_off);
+}
 
-		rr->reg = ai->fp;
-		rr->kind = KUW_R_OFFSET;
-		rr->src = 0;
-		rr->pad = 0;
-		rr->off = fp_off;
-	}
-	if (have_ra) {
-		struct kuw_reg_rule *rr = &r->regs[r->nregs++];
+/*
+ * Decode one FRE at section offset *pos (inside the FRE sub-section that
+ * ends at @lim) into @r, advancing *pos.  *fre_start gets its start offset.
+ */
+static int sfr_read_fre(const struct kuw_sec *s, const struct sfr_hdr *h,
+			const struct sfr_fde *f, u64 *pos, u64 lim,
+			u32 *fre_start, struct kuw_rule *r, struct kuw_diag *d)
+{
+	const u8 *p = s->data + *pos;
+	s32 off[KUW_SFRAME_AARCH64_MAX_OFFSETS];
+	u32 count, osize, i, n;
+	u8 info;
 
-		rr->reg = ai->ra;
-		rr->kind = KUW_R_OFFSET;
-		rr->src = 0;
-		rr->pad = 0;
-		rr->off = ra_off;
-	}
+	if (lim - *pos < (u64)f->addr_size + 1)
+		return kuw_fail(d, SFR_SEC, *pos, KUW_E_TRUNC);
+	*fre_start = sfr_fre_start(p, f->addr_size);
+	info = p[f->addr_size];
+	count = KUW_SFRE_INFO_COUNT(info);
+	osize = sfr_osize[KUW_SFRE_INFO_OFF_SIZE(info)];
+	if (!osize || count > h->max_offsets ||
+	    (KUW_SFRE_INFO_MANGLED_RA(info) && h->arch != KUW_ARCH_ARM64))
+		return kuw_fail(d, SFR_SEC, *pos + f->addr_size,
+				KUW_E_BADTYPE);
+	n = f->addr_size + 1 + count * osize;
+	if (lim - *pos < n)
+		return kuw_fail(d, SFR_SEC, *pos, KUW_E_TRUNC);
+	p += f->addr_size + 1;
+	for (i = 0; i < count; i++, p += osize)
+		off[i] = sfr_off(p, osize);
 	*pos += n;
+	r->cfa_kind = KUW_CFA_REG;
+	r->flags = KUW_SFRE_INFO_MANGLED_RA(info) ? KUW_RF_MANGLED_RA : 0;
+	r->nregs = 0;
+	if (count) {
+		sfr_fre_rule(h, info, off, count, r);
+		return 0;
+	}
+	/* No offsets: the return address is undefined, outermost. */
+	r->cfa_reg = kuw_arch(h->arch)->sp;
+	r->cfa_off = 0;
+	r->regs[0].reg = kuw_arch(h->arch)->ra;
+	r->regs[0].kind = KUW_R_UNDEF;
+	r->regs[0].src = 0;
+	r->regs[0].pad = 0;
+	r->regs[0].off = 0;
+	r->nregs = 1;
 	return 0;
 }
 
@@ -366,9 +365,6 @@ static struct sfr_ids *sfr_ids_alloc(u64 size)
 	return ids;
 }
 
-/* Sizes of an offset by KUW_SFRE_INFO_OFF_SIZE(), 0: invalid. */
-static const u8 sfr_osize[4] = { 1, 2, 4, 0 };
-
 /*
  * sfr_read_fre() for the row_id path: the memo entry of the FRE at *pos,
  * decoded and remembered if it was not.
@@ -404,12 +400,7 @@ static int sfr_read_fre_memo(const struct kuw_sec *s, const struct sfr_hdr *h,
 		e = &ids->e[hash & ids->mask];
 		if (e->id && e->len == len && e->w[0] == w[0] &&
 		    e->w[1] == w[1]) {
-			if (a == 1)
-				*fre_start = p[0];
-			else if (a == 2)
-				*fre_start = kuw_get_le16(p);
-			else
-				*fre_start = kuw_get_le32(p);
+			*fre_start = sfr_fre_start(p, a);
 			*pos += a + len;
 			*out = e;
 			return 0;
@@ -427,6 +418,82 @@ static int sfr_read_fre_memo(const struct kuw_sec *s, const struct sfr_hdr *h,
 	e->w[0] = w[0];
 	e->w[1] = w[1];
 	*out = e;
+	return 0;
+}
+
+/*
+ * One walk: what its FRE loop needs, never passed out of this file, so
+ * that its fields stay in registers.
+ */
+struct sfr_walk {
+	const struct kuw_sec *s;
+	const struct sfr_hdr *h;
+	u64 lim;			/* the FRE sub-section's end */
+	struct sfr_ids *ids;		/* the row_id path's memo, or NULL */
+	const struct kuw_sink *sink;
+	const struct kuw_sink_ext *ext;
+	struct kuw_stats *st;
+	struct kuw_rule *rule;		/* an FRE's rule off the memo */
+	struct kuw_diag *d;
+};
+
+/* Report FDE @f to the sink. */
+static int sfr_report_fde(const struct kuw_sink *sink, const struct sfr_fde *f)
+{
+	struct kuw_fde_info fi;
+
+	fi.start = f->start;
+	fi.end = f->start + f->size;
+	fi.off = f->off;
+	fi.src = KUW_SRC_SFRAME;
+	fi.signal = 0;
+	fi.pcmask = f->pcmask;
+	return sink->fde(sink->ctx, &fi);
+}
+
+/*
+ * The FREs of FDE @f: each decoded (or found in the memo) and checked,
+ * in increasing order, inside the function (or the repeated block of a
+ * PCMASK FDE), and reported as a row.
+ */
+static kuw_always_inline int sfr_walk_fres(struct sfr_walk *w,
+					   const struct sfr_fde *f)
+{
+	u64 pos = w->h->fre_base + f->fre_off, at, pc;
+	struct sfr_memo *e = NULL;
+	u32 j, fre_start, prev = 0;
+	int err;
+
+	for (j = 0; j < f->num_fres; j++) {
+		at = pos;
+		if (w->ids)
+			err = sfr_read_fre_memo(w->s, w->h, f, &pos, w->lim,
+						&fre_start, w->ids, &e, w->d);
+		else
+			err = sfr_read_fre(w->s, w->h, f, &pos, w->lim,
+					   &fre_start, w->rule, w->d);
+		if (err)
+			return err;
+		if (j && fre_start <= prev)
+			return kuw_fail(w->d, SFR_SEC, at, KUW_E_UNSORTED);
+		prev = fre_start;
+		/* A zero-size function may carry one FRE at 0. */
+		if (f->pcmask ? fre_start >= f->pcmask :
+		    (fre_start >= f->size && (f->size || fre_start)))
+			return kuw_fail(w->d, SFR_SEC, at, KUW_E_BADLOC);
+		if (!f->size)
+			continue;
+		pc = f->pcmask ? fre_start : f->start + fre_start;
+		if (w->ids)
+			err = w->ext->row_id(w->sink->ctx, pc, &e->rule.r,
+					     e->id);
+		else if (w->sink && w->sink->row)
+			err = w->sink->row(w->sink->ctx, pc, w->rule);
+		if (err)
+			return err;
+		if (w->st)
+			w->st->nrows++;
+	}
 	return 0;
 }
 
@@ -469,14 +536,15 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 		     const struct kuw_sink_ext *ext, struct kuw_stats *st,
 		     struct kuw_diag *d)
 {
-	struct sfr_ids *ids = NULL;
-	struct sfr_memo *e = NULL;
-	struct sfr_hdr h;
-	struct sfr_fde f;
-	struct kuw_fde_info fi;
 	struct kuw_rule r;
-	u64 total = 0, lim, pos;
-	u32 i, j, fre_start, prev;
+	struct sfr_hdr h;
+	struct sfr_walk w = {
+		.s = s, .h = &h, .sink = sink, .ext = ext, .st = st,
+		.rule = &r, .d = d,
+	};
+	struct sfr_fde f;
+	u64 total = 0;
+	u32 i;
 	int err;
 
 	if (!o || !s || (!s->data && s->size))
@@ -484,13 +552,12 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 	err = sfr_read_hdr(o, s, &h, d);
 	if (err)
 		return err;
-	lim = h.fre_base + h.fre_len;
+	w.lim = h.fre_base + h.fre_len;
 	if (sink && ext && ext->row_id) {
-		ids = sfr_ids_alloc(s->size);
-		if (!ids)
+		w.ids = sfr_ids_alloc(s->size);
+		if (!w.ids)
 			return kuw_fail(d, SFR_SEC, 0, KUW_E_NOMEM);
 	}
-
 	for (i = 0; i < h.num_fdes; i++) {
 		err = sfr_read_fde(o, s, &h, i, &f, d);
 		if (err)
@@ -502,61 +569,19 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 			goto out;
 		}
 		if (sink && sink->fde) {
-			fi.start = f.start;
-			fi.end = f.start + f.size;
-			fi.off = f.off;
-			fi.src = KUW_SRC_SFRAME;
-			fi.signal = 0;
-			fi.pcmask = f.pcmask;
-			err = sink->fde(sink->ctx, &fi);
+			err = sfr_report_fde(sink, &f);
 			if (err)
 				goto out;
 		}
 		if (st)
 			st->nfde++;
-
-		pos = h.fre_base + f.fre_off;
-		prev = 0;
-		for (j = 0; j < f.num_fres; j++) {
-			u64 at = pos, pc;
-
-			if (ids)
-				err = sfr_read_fre_memo(s, &h, &f, &pos, lim,
-							&fre_start, ids, &e, d);
-			else
-				err = sfr_read_fre(s, &h, &f, &pos, lim,
-						   &fre_start, &r, d);
-			if (err)
-				goto out;
-			if (j && fre_start <= prev) {
-				err = kuw_fail(d, SFR_SEC, at, KUW_E_UNSORTED);
-				goto out;
-			}
-			prev = fre_start;
-			/* A zero-size function may carry one FRE at 0. */
-			if (f.pcmask ? fre_start >= f.pcmask :
-			    (fre_start >= f.size &&
-			     (f.size || fre_start))) {
-				err = kuw_fail(d, SFR_SEC, at, KUW_E_BADLOC);
-				goto out;
-			}
-			if (!f.size)
-				continue;
-			pc = f.pcmask ? fre_start : f.start + fre_start;
-			if (ids)
-				err = ext->row_id(sink->ctx, pc, &e->rule.r,
-						  e->id);
-			else if (sink && sink->row)
-				err = sink->row(sink->ctx, pc, &r);
-			if (err)
-				goto out;
-			if (st)
-				st->nrows++;
-		}
+		err = sfr_walk_fres(&w, &f);
+		if (err)
+			goto out;
 	}
 	if (total != h.num_fres)
 		err = kuw_fail(d, SFR_SEC, KUW_SFH_NUM_FRES, KUW_E_BADLEN);
 out:
-	kuw_free(ids);
+	kuw_free(w.ids);
 	return err;
 }

@@ -191,6 +191,102 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 	return step_generic(ai, arch, sec, sec_size, rule, regs, mem_ctx);
 }
 
+/* The CFA of @rule: a register plus an offset, or an expression. */
+static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,
+		    u64 sec_size, const struct kuw_rule *rule,
+		    struct kuw_regs *regs, void *mem_ctx, u64 *cfa)
+{
+	int ret;
+
+	if (rule->cfa_kind != KUW_CFA_REG) {
+		step_resolve_all(regs, mem_ctx);
+		return step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
+				 mem_ctx, cfa);
+	}
+	if (rule->cfa_reg >= ai->nregs)
+		return -KUW_E_BADREG;
+	ret = kuw_regs_get(regs, rule->cfa_reg, mem_ctx, cfa);
+	if (!ret)
+		*cfa += (s64)rule->cfa_off;
+	return ret;
+}
+
+/* step_value(): a same_value entry, which step_no_same() leaves out. */
+#define STEP_SAME	1
+
+/*
+ * The caller's value of register rule @rr's register from the callee's
+ * registers, or the address of its slot (then its bit in *@lazy is set).
+ * STEP_SAME for a same_value entry.
+ */
+static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
+					const u8 *sec, u64 sec_size,
+					const struct kuw_reg_rule *rr,
+					struct kuw_regs *regs, u64 cfa,
+					void *mem_ctx, u64 *v, u64 *lazy)
+{
+	u64 bit = 1ULL << rr->reg;
+
+	*v = 0;
+	switch (rr->kind) {
+	case KUW_R_UNDEF:
+		return rr->reg == ai->ra ? -KUW_E_END : 0;
+	case KUW_R_SAME:
+		return STEP_SAME;
+	case KUW_R_OFFSET:
+		*lazy |= bit;
+		fallthrough;
+	case KUW_R_VAL_OFFSET:
+		*v = cfa + (s64)rr->off;
+		return 0;
+	case KUW_R_REG:
+		if (rr->src >= ai->nregs || !(regs->valid & (1ULL << rr->src)))
+			return -KUW_E_BADREG;
+		*v = regs->r[rr->src];
+		if (regs->lazy & (1ULL << rr->src))
+			*lazy |= bit;
+		return 0;
+	case KUW_R_EXPR:
+		*lazy |= bit;
+		fallthrough;
+	case KUW_R_VAL_EXPR:
+		step_resolve_all(regs, mem_ctx);
+		return step_expr(sec, sec_size, rr->off, regs, cfa, true,
+				 mem_ctx, v);
+	}
+	return -KUW_E_BADOP;
+}
+
+/* Write the caller's registers: the rules' new values @val, SP, PC. */
+static void step_commit(const struct kuw_arch_info *ai,
+			const struct kuw_rule *rule, const u64 *val, u64 lazy,
+			u64 cfa, u64 ra, bool have_sp, struct kuw_regs *regs)
+{
+	u32 i;
+
+	for (i = 0; i < rule->nregs; i++) {
+		const struct kuw_reg_rule *rr = &rule->regs[i];
+		u64 bit = 1ULL << rr->reg;
+
+		regs->lazy = (regs->lazy & ~bit) | (lazy & bit);
+		if (rr->kind == KUW_R_UNDEF) {
+			regs->valid &= ~bit;
+			regs->r[rr->reg] = 0;
+		} else {
+			regs->r[rr->reg] = val[i];
+			regs->valid |= bit;
+		}
+	}
+	if (!have_sp) {
+		regs->r[ai->sp] = cfa;
+		regs->valid |= 1ULL << ai->sp;
+		regs->lazy &= ~(1ULL << ai->sp);
+	}
+	regs->r[ai->pc] = ra;
+	regs->valid |= 1ULL << ai->pc;
+	regs->lazy &= ~(1ULL << ai->pc);
+}
+
 /*
  * A rule with same_value entries (kept so that the row can say "s" as
  * readelf does) unwinds as the rule without them: same_value leaves the
@@ -229,76 +325,32 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 			struct kuw_regs *regs, void *mem_ctx)
 {
 	u64 val[KUW_MAX_REGS], lazy = 0;
-	u64 cfa, ra = 0, v;
+	u64 cfa, ra = 0, v, bit;
 	bool have_ra = false, have_sp = false;
 	u32 i;
 	int ret;
 
 	if (rule->nregs > KUW_MAX_REGS)
 		return -KUW_E_BADREG;
-	if (rule->cfa_kind == KUW_CFA_REG) {
-		if (rule->cfa_reg >= ai->nregs)
-			return -KUW_E_BADREG;
-		ret = kuw_regs_get(regs, rule->cfa_reg, mem_ctx, &cfa);
-		if (ret)
-			return ret;
-		cfa += (s64)rule->cfa_off;
-	} else {
-		step_resolve_all(regs, mem_ctx);
-		ret = step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
-				mem_ctx, &cfa);
-		if (ret)
-			return ret;
-	}
-
+	ret = step_cfa(ai, sec, sec_size, rule, regs, mem_ctx, &cfa);
+	if (ret)
+		return ret;
 	/* compute every new value (or slot) from the old registers first */
 	for (i = 0; i < rule->nregs; i++) {
 		const struct kuw_reg_rule *rr = &rule->regs[i];
-		bool now = rr->reg == ai->ra || rr->reg == ai->sp;
-		u64 bit;
 
 		if (rr->reg >= ai->nregs)
 			return -KUW_E_BADREG;
 		bit = 1ULL << rr->reg;
-		v = 0;
-		switch (rr->kind) {
-		case KUW_R_UNDEF:
-			if (rr->reg == ai->ra)
-				return -KUW_E_END;
-			break;
-		case KUW_R_SAME:
-			/* nothing written yet: start again without them */
+		ret = step_value(ai, sec, sec_size, rr, regs, cfa, mem_ctx,
+				 &v, &lazy);
+		if (ret == STEP_SAME)	/* nothing written yet: start again */
 			return step_no_same(ai, arch, sec, sec_size, rule,
 					    regs, mem_ctx);
-		case KUW_R_OFFSET:
-			v = cfa + (s64)rr->off;
-			lazy |= bit;
-			break;
-		case KUW_R_VAL_OFFSET:
-			v = cfa + (s64)rr->off;
-			break;
-		case KUW_R_REG:
-			if (rr->src >= ai->nregs ||
-			    !(regs->valid & (1ULL << rr->src)))
-				return -KUW_E_BADREG;
-			v = regs->r[rr->src];
-			if (regs->lazy & (1ULL << rr->src))
-				lazy |= bit;
-			break;
-		case KUW_R_EXPR:
-		case KUW_R_VAL_EXPR:
-			step_resolve_all(regs, mem_ctx);
-			ret = step_expr(sec, sec_size, rr->off, regs, cfa, true,
-					mem_ctx, &v);
-			if (ret)
-				return ret;
-			if (rr->kind == KUW_R_EXPR)
-				lazy |= bit;
-			break;
-		default:
-			return -KUW_E_BADOP;
-		}
-		if (now && (lazy & bit)) {
+		if (ret)
+			return ret;
+		/* the return address and the stack pointer are read now */
+		if ((rr->reg == ai->ra || rr->reg == ai->sp) && (lazy & bit)) {
 			ret = kuw_read_mem(mem_ctx, v, &v, sizeof(v));
 			if (ret)
 				return ret;
@@ -320,27 +372,6 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 	}
 	if (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA))
 		ra |= ~((1ULL << KUW_A64_VA_BITS) - 1);
-
-	for (i = 0; i < rule->nregs; i++) {
-		const struct kuw_reg_rule *rr = &rule->regs[i];
-		u64 bit = 1ULL << rr->reg;
-
-		regs->lazy = (regs->lazy & ~bit) | (lazy & bit);
-		if (rr->kind == KUW_R_UNDEF) {
-			regs->valid &= ~bit;
-			regs->r[rr->reg] = 0;
-		} else {
-			regs->r[rr->reg] = val[i];
-			regs->valid |= bit;
-		}
-	}
-	if (!have_sp) {
-		regs->r[ai->sp] = cfa;
-		regs->valid |= 1ULL << ai->sp;
-		regs->lazy &= ~(1ULL << ai->sp);
-	}
-	regs->r[ai->pc] = ra;
-	regs->valid |= 1ULL << ai->pc;
-	regs->lazy &= ~(1ULL << ai->pc);
+	step_commit(ai, rule, val, lazy, cfa, ra, have_sp, regs);
 	return 0;
 }

@@ -67,11 +67,7 @@ static u64 dwop_sext(u64 v, u32 bytes)
 	return (u64)((s64)(v << sh) >> sh);
 }
 
-/*
- * Operand shape of each operation, shared by the checker and the
- * evaluator.  Returns 0 for known operations that CFI may use,
- * -KUW_E_EXPR_OP for known ones it may not, -KUW_E_BADOP otherwise.
- */
+/* Operand shapes, shared by the checker and the evaluator. */
 enum dwop_arg {
 	DWOP_NONE,
 	DWOP_FIX,	/* fixed size, @size bytes */
@@ -81,18 +77,92 @@ enum dwop_arg {
 	DWOP_BRANCH,	/* s16 */
 };
 
+/* The binary operations (dwop_binary()): two entries in, one out. */
+static bool dwop_is_binary(u8 op)
+{
+	switch (op) {
+	case KUW_DW_OP_and:
+	case KUW_DW_OP_div:
+	case KUW_DW_OP_minus:
+	case KUW_DW_OP_mod:
+	case KUW_DW_OP_mul:
+	case KUW_DW_OP_or:
+	case KUW_DW_OP_plus:
+	case KUW_DW_OP_shl:
+	case KUW_DW_OP_shr:
+	case KUW_DW_OP_shra:
+	case KUW_DW_OP_xor:
+	case KUW_DW_OP_eq:
+	case KUW_DW_OP_ge:
+	case KUW_DW_OP_gt:
+	case KUW_DW_OP_le:
+	case KUW_DW_OP_lt:
+	case KUW_DW_OP_ne:
+		return true;
+	}
+	return false;
+}
+
+/* Known operations that CFI may not use (see the top of this file). */
+static bool dwop_refused(u8 op)
+{
+	if (op >= KUW_DW_OP_reg0 && op <= KUW_DW_OP_reg31)
+		return true;
+	switch (op) {
+	case KUW_DW_OP_xderef:
+	case KUW_DW_OP_regx:
+	case KUW_DW_OP_fbreg:
+	case KUW_DW_OP_piece:
+	case KUW_DW_OP_xderef_size:
+	case KUW_DW_OP_push_object_address:
+	case KUW_DW_OP_call2:
+	case KUW_DW_OP_call4:
+	case KUW_DW_OP_call_ref:
+	case KUW_DW_OP_form_tls_address:
+	case KUW_DW_OP_bit_piece:
+	case KUW_DW_OP_implicit_value:
+	case KUW_DW_OP_stack_value:
+	case KUW_DW_OP_GNU_push_tls_address:
+		return true;
+	}
+	return false;
+}
+
+/* The operations CFI may use that take no operand. */
+static bool dwop_plain(u8 op)
+{
+	if ((op >= KUW_DW_OP_lit0 && op <= KUW_DW_OP_lit31) ||
+	    dwop_is_binary(op))
+		return true;
+	switch (op) {
+	case KUW_DW_OP_deref:
+	case KUW_DW_OP_dup:
+	case KUW_DW_OP_drop:
+	case KUW_DW_OP_over:
+	case KUW_DW_OP_swap:
+	case KUW_DW_OP_rot:
+	case KUW_DW_OP_abs:
+	case KUW_DW_OP_neg:
+	case KUW_DW_OP_not:
+	case KUW_DW_OP_nop:
+	case KUW_DW_OP_call_frame_cfa:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The operand shape of @op.  Returns 0 for known operations that CFI may
+ * use, -KUW_E_EXPR_OP for known ones it may not, -KUW_E_BADOP otherwise.
+ */
 static int dwop_shape(u8 op, enum dwop_arg *arg, u32 *size)
 {
 	*arg = DWOP_NONE;
 	*size = 0;
-	if (op >= KUW_DW_OP_lit0 && op <= KUW_DW_OP_lit31)
-		return 0;
 	if (op >= KUW_DW_OP_breg0 && op <= KUW_DW_OP_breg31) {
 		*arg = DWOP_SLEB;
 		return 0;
 	}
-	if (op >= KUW_DW_OP_reg0 && op <= KUW_DW_OP_reg31)
-		return -KUW_E_EXPR_OP;
 	switch (op) {
 	case KUW_DW_OP_addr:
 	case KUW_DW_OP_const8u:
@@ -131,52 +201,10 @@ static int dwop_shape(u8 op, enum dwop_arg *arg, u32 *size)
 	case KUW_DW_OP_bra:
 		*arg = DWOP_BRANCH;
 		return 0;
-	case KUW_DW_OP_deref:
-	case KUW_DW_OP_dup:
-	case KUW_DW_OP_drop:
-	case KUW_DW_OP_over:
-	case KUW_DW_OP_swap:
-	case KUW_DW_OP_rot:
-	case KUW_DW_OP_abs:
-	case KUW_DW_OP_and:
-	case KUW_DW_OP_div:
-	case KUW_DW_OP_minus:
-	case KUW_DW_OP_mod:
-	case KUW_DW_OP_mul:
-	case KUW_DW_OP_neg:
-	case KUW_DW_OP_not:
-	case KUW_DW_OP_or:
-	case KUW_DW_OP_plus:
-	case KUW_DW_OP_shl:
-	case KUW_DW_OP_shr:
-	case KUW_DW_OP_shra:
-	case KUW_DW_OP_xor:
-	case KUW_DW_OP_eq:
-	case KUW_DW_OP_ge:
-	case KUW_DW_OP_gt:
-	case KUW_DW_OP_le:
-	case KUW_DW_OP_lt:
-	case KUW_DW_OP_ne:
-	case KUW_DW_OP_nop:
-	case KUW_DW_OP_call_frame_cfa:
-		return 0;
-	case KUW_DW_OP_xderef:
-	case KUW_DW_OP_regx:
-	case KUW_DW_OP_fbreg:
-	case KUW_DW_OP_piece:
-	case KUW_DW_OP_xderef_size:
-	case KUW_DW_OP_push_object_address:
-	case KUW_DW_OP_call2:
-	case KUW_DW_OP_call4:
-	case KUW_DW_OP_call_ref:
-	case KUW_DW_OP_form_tls_address:
-	case KUW_DW_OP_bit_piece:
-	case KUW_DW_OP_implicit_value:
-	case KUW_DW_OP_stack_value:
-	case KUW_DW_OP_GNU_push_tls_address:
-		return -KUW_E_EXPR_OP;
 	}
-	return -KUW_E_BADOP;
+	if (dwop_plain(op))
+		return 0;
+	return dwop_refused(op) ? -KUW_E_EXPR_OP : -KUW_E_BADOP;
 }
 
 /* Branch target check: @delta from the end of the operand. */
@@ -325,26 +353,8 @@ static u32 dwop_need(u8 op, u64 u)
 	case KUW_DW_OP_plus_uconst:
 	case KUW_DW_OP_bra:
 		return 1;
-	case KUW_DW_OP_and:
-	case KUW_DW_OP_div:
-	case KUW_DW_OP_minus:
-	case KUW_DW_OP_mod:
-	case KUW_DW_OP_mul:
-	case KUW_DW_OP_or:
-	case KUW_DW_OP_plus:
-	case KUW_DW_OP_shl:
-	case KUW_DW_OP_shr:
-	case KUW_DW_OP_shra:
-	case KUW_DW_OP_xor:
-	case KUW_DW_OP_eq:
-	case KUW_DW_OP_ge:
-	case KUW_DW_OP_gt:
-	case KUW_DW_OP_le:
-	case KUW_DW_OP_lt:
-	case KUW_DW_OP_ne:
-		return 2;
 	}
-	return 0;
+	return dwop_is_binary(op) ? 2 : 0;
 }
 
 /* Whether an operation adds an entry to the stack. */
@@ -441,6 +451,186 @@ static int dwop_binary(u8 op, u64 b, u64 a, u64 *res)
 	return 0;
 }
 
+/*
+ * An evaluation: the cursor, the stack, what the operations read.  Only
+ * pointers to the cursor and the stack, so that nothing here escapes and
+ * the fields stay in registers.
+ */
+struct dwop_vm {
+	struct dwop_cur *c;
+	u64 *st;			/* KUW_EXPR_STACK entries */
+	u32 n;				/* entries on the stack */
+	const struct kuw_regs *regs;
+	u64 cfa;
+	bool have_cfa;
+	void *mem_ctx;
+};
+
+/* The operands of one operation, decoded by dwop_operands(). */
+struct dwop_args {
+	u32 size;	/* DWOP_FIX: bytes */
+	u64 u;		/* DWOP_FIX, DWOP_ULEB; DWOP_BRANCH: the raw s16 */
+	s64 sv;		/* DWOP_SLEB, DWOP_ULEB_SLEB */
+	u64 reg;	/* DWOP_ULEB_SLEB */
+	u32 to;		/* DWOP_BRANCH: the target */
+};
+
+/* Decode the operands of shape @arg at the cursor. */
+static kuw_always_inline int dwop_operands(struct dwop_cur *c,
+					   enum dwop_arg arg,
+					   struct dwop_args *a)
+{
+	int err;
+
+	switch (arg) {
+	case DWOP_NONE:
+		return 0;
+	case DWOP_FIX:
+		return dwop_fixed(c, a->size, &a->u);
+	case DWOP_ULEB:
+		return dwop_uleb(c, &a->u);
+	case DWOP_SLEB:
+		return dwop_sleb(c, &a->sv);
+	case DWOP_ULEB_SLEB:
+		err = dwop_uleb(c, &a->reg);
+		return err ? err : dwop_sleb(c, &a->sv);
+	case DWOP_BRANCH:
+		err = dwop_fixed(c, 2, &a->u);
+		return err ? err : dwop_target(c, (s16)a->u, &a->to);
+	}
+	return 0;
+}
+
+/* Push register @reg + @off (breg*, bregx). */
+static kuw_always_inline int dwop_breg(struct dwop_vm *m, u64 reg, s64 off)
+{
+	u64 v;
+	int err = dwop_reg(m->regs, reg, &v);
+
+	if (err)
+		return err;
+	m->st[m->n++] = v + (u64)off;
+	return 0;
+}
+
+/* Replace the top by the @size (1 to 8) bytes at its address. */
+static kuw_always_inline int dwop_deref(struct dwop_vm *m, u64 size)
+{
+	u8 buf[8];
+	int err;
+
+	if (size < 1 || size > 8)
+		return -KUW_E_EXPR_OP;
+	err = kuw_read_mem(m->mem_ctx, m->st[m->n - 1], buf, (u32)size);
+	if (err)
+		return err < 0 ? err : -KUW_E_FAULT;
+	m->st[m->n - 1] = kuw_get_le(buf, (u32)size);
+	return 0;
+}
+
+/* The operations that push an entry (dwop_pushes()), room checked. */
+static kuw_always_inline int dwop_push(struct dwop_vm *m, u8 op,
+				       const struct dwop_args *a)
+{
+	u64 *st = m->st;
+
+	if (op >= KUW_DW_OP_lit0 && op <= KUW_DW_OP_lit31) {
+		st[m->n++] = op - KUW_DW_OP_lit0;
+		return 0;
+	}
+	if (op >= KUW_DW_OP_breg0 && op <= KUW_DW_OP_breg31)
+		return dwop_breg(m, op - KUW_DW_OP_breg0, a->sv);
+	switch (op) {
+	case KUW_DW_OP_const1s:
+	case KUW_DW_OP_const2s:
+	case KUW_DW_OP_const4s:
+		st[m->n++] = dwop_sext(a->u, a->size);
+		return 0;
+	case KUW_DW_OP_consts:
+		st[m->n++] = (u64)a->sv;
+		return 0;
+	case KUW_DW_OP_bregx:
+		return dwop_breg(m, a->reg, a->sv);
+	case KUW_DW_OP_call_frame_cfa:
+		if (!m->have_cfa)
+			return -KUW_E_EXPR_OP;
+		st[m->n++] = m->cfa;
+		return 0;
+	case KUW_DW_OP_dup:
+		st[m->n] = st[m->n - 1];
+		break;
+	case KUW_DW_OP_over:
+		st[m->n] = st[m->n - 2];
+		break;
+	case KUW_DW_OP_pick:
+		/* u is 0..255, the index from the top. */
+		st[m->n] = st[m->n - 1 - a->u];
+		break;
+	default:	/* addr, const1u ... const8s, constu */
+		st[m->n] = a->u;
+		break;
+	}
+	m->n++;
+	return 0;
+}
+
+/* The operations that push nothing, entries needed checked. */
+static kuw_always_inline int dwop_other(struct dwop_vm *m, u8 op,
+					const struct dwop_args *a)
+{
+	u64 *st = m->st, top = m->n ? st[m->n - 1] : 0;
+	u64 second = m->n > 1 ? st[m->n - 2] : 0;
+	int err;
+
+	switch (op) {
+	case KUW_DW_OP_deref:
+		return dwop_deref(m, 8);
+	case KUW_DW_OP_deref_size:
+		return dwop_deref(m, a->u);
+	case KUW_DW_OP_drop:
+		m->n--;
+		return 0;
+	case KUW_DW_OP_swap:
+		st[m->n - 1] = second;
+		st[m->n - 2] = top;
+		return 0;
+	case KUW_DW_OP_rot:
+		/* top, second, third -> second, third, top */
+		st[m->n - 1] = second;
+		st[m->n - 2] = st[m->n - 3];
+		st[m->n - 3] = top;
+		return 0;
+	case KUW_DW_OP_abs:
+		if ((s64)top < 0)
+			st[m->n - 1] = 0 - top;
+		return 0;
+	case KUW_DW_OP_neg:
+		st[m->n - 1] = 0 - top;
+		return 0;
+	case KUW_DW_OP_not:
+		st[m->n - 1] = ~top;
+		return 0;
+	case KUW_DW_OP_plus_uconst:
+		st[m->n - 1] = top + a->u;
+		return 0;
+	case KUW_DW_OP_skip:
+		m->c->pos = a->to;
+		return 0;
+	case KUW_DW_OP_bra:
+		m->n--;
+		if (top)
+			m->c->pos = a->to;
+		return 0;
+	case KUW_DW_OP_nop:
+		return 0;
+	}
+	/* the binary operations: their two entries checked */
+	err = dwop_binary(op, second, top, &st[m->n - 2]);
+	if (!err)
+		m->n--;
+	return err;
+}
+
 /**
  * kuw_dwop_eval() - evaluate a DW_OP expression
  * @ops: the expression bytes
@@ -464,168 +654,45 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 {
 	struct dwop_cur c = { ops, len, 0 };
 	u64 st[KUW_EXPR_STACK];
-	u32 n = 0, budget = KUW_EXPR_BUDGET, size, to = 0;
+	struct dwop_vm m = {
+		.c = &c, .st = st, .regs = regs, .cfa = cfa,
+		.have_cfa = have_cfa, .mem_ctx = mem_ctx,
+	};
+	struct dwop_args a = { 0 };
+	u32 budget = KUW_EXPR_BUDGET;
 	enum dwop_arg arg;
-	u64 a, b, u = 0, reg = 0;
-	s64 sv = 0;
-	u8 buf[8];
 	int err;
 	u8 op;
 
 	if (!result || (!ops && len))
 		return -KUW_E_INVAL;
 	if (push_initial)
-		st[n++] = initial;
-
+		st[m.n++] = initial;
 	while (c.pos < c.len) {
 		if (!budget--)
 			return -KUW_E_EXPR_BUDGET;
 		op = c.ops[c.pos++];
-		err = dwop_shape(op, &arg, &size);
-		if (err)
-			return err;
 		/* Decode the operand first: every path below is bounded. */
-		switch (arg) {
-		case DWOP_NONE:
-			break;
-		case DWOP_FIX:
-			err = dwop_fixed(&c, size, &u);
-			break;
-		case DWOP_ULEB:
-			err = dwop_uleb(&c, &u);
-			break;
-		case DWOP_SLEB:
-			err = dwop_sleb(&c, &sv);
-			break;
-		case DWOP_ULEB_SLEB:
-			err = dwop_uleb(&c, &reg);
-			if (!err)
-				err = dwop_sleb(&c, &sv);
-			break;
-		case DWOP_BRANCH:
-			err = dwop_fixed(&c, 2, &u);
-			if (!err)
-				err = dwop_target(&c, (s16)u, &to);
-			break;
+		err = dwop_shape(op, &arg, &a.size);
+		if (!err)
+			err = dwop_operands(&c, arg, &a);
+		if (err)
+			return err;
+		/* Stack effect checked once, so the operations cannot fault. */
+		if (m.n < dwop_need(op, a.u))
+			return -KUW_E_EXPR_STACK;
+		if (dwop_pushes(op)) {
+			if (m.n >= KUW_EXPR_STACK)
+				return -KUW_E_EXPR_STACK;
+			err = dwop_push(&m, op, &a);
+		} else {
+			err = dwop_other(&m, op, &a);
 		}
 		if (err)
 			return err;
-
-		/* Stack effect checked once, so the cases below cannot fault. */
-		if (n < dwop_need(op, u) ||
-		    (dwop_pushes(op) && n >= KUW_EXPR_STACK))
-			return -KUW_E_EXPR_STACK;
-
-		if (op >= KUW_DW_OP_lit0 && op <= KUW_DW_OP_lit31) {
-			st[n++] = op - KUW_DW_OP_lit0;
-			continue;
-		}
-		if (op >= KUW_DW_OP_breg0 && op <= KUW_DW_OP_breg31) {
-			err = dwop_reg(regs, op - KUW_DW_OP_breg0, &a);
-			if (err)
-				return err;
-			st[n++] = a + (u64)sv;
-			continue;
-		}
-		a = n ? st[n - 1] : 0;		/* top */
-		b = n > 1 ? st[n - 2] : 0;	/* second */
-		switch (op) {
-		case KUW_DW_OP_addr:
-		case KUW_DW_OP_const1u:
-		case KUW_DW_OP_const2u:
-		case KUW_DW_OP_const4u:
-		case KUW_DW_OP_const8u:
-		case KUW_DW_OP_const8s:
-		case KUW_DW_OP_constu:
-			st[n++] = u;
-			break;
-		case KUW_DW_OP_const1s:
-		case KUW_DW_OP_const2s:
-		case KUW_DW_OP_const4s:
-			st[n++] = dwop_sext(u, size);
-			break;
-		case KUW_DW_OP_consts:
-			st[n++] = (u64)sv;
-			break;
-		case KUW_DW_OP_bregx:
-			err = dwop_reg(regs, reg, &a);
-			if (err)
-				return err;
-			st[n++] = a + (u64)sv;
-			break;
-		case KUW_DW_OP_call_frame_cfa:
-			if (!have_cfa)
-				return -KUW_E_EXPR_OP;
-			st[n++] = cfa;
-			break;
-		case KUW_DW_OP_deref:
-		case KUW_DW_OP_deref_size:
-			if (op == KUW_DW_OP_deref)
-				u = 8;
-			if (u < 1 || u > 8)
-				return -KUW_E_EXPR_OP;
-			err = kuw_read_mem(mem_ctx, a, buf, (u32)u);
-			if (err)
-				return err < 0 ? err : -KUW_E_FAULT;
-			st[n - 1] = kuw_get_le(buf, (u32)u);
-			break;
-		case KUW_DW_OP_dup:
-			st[n++] = a;
-			break;
-		case KUW_DW_OP_drop:
-			n--;
-			break;
-		case KUW_DW_OP_over:
-			st[n++] = b;
-			break;
-		case KUW_DW_OP_pick:
-			/* u is 0..255, the index from the top. */
-			st[n] = st[n - 1 - u];
-			n++;
-			break;
-		case KUW_DW_OP_swap:
-			st[n - 1] = b;
-			st[n - 2] = a;
-			break;
-		case KUW_DW_OP_rot:
-			/* top, second, third -> second, third, top */
-			st[n - 1] = b;
-			st[n - 2] = st[n - 3];
-			st[n - 3] = a;
-			break;
-		case KUW_DW_OP_abs:
-			if ((s64)a < 0)
-				st[n - 1] = 0 - a;
-			break;
-		case KUW_DW_OP_neg:
-			st[n - 1] = 0 - a;
-			break;
-		case KUW_DW_OP_not:
-			st[n - 1] = ~a;
-			break;
-		case KUW_DW_OP_plus_uconst:
-			st[n - 1] = a + u;
-			break;
-		case KUW_DW_OP_skip:
-			c.pos = to;
-			break;
-		case KUW_DW_OP_bra:
-			n--;
-			if (a)
-				c.pos = to;
-			break;
-		case KUW_DW_OP_nop:
-			break;
-		default:
-			err = dwop_binary(op, b, a, &st[n - 2]);
-			if (err)
-				return err;
-			n--;
-			break;
-		}
 	}
-	if (!n)
+	if (!m.n)
 		return -KUW_E_EXPR_STACK;
-	*result = st[n - 1];
+	*result = st[m.n - 1];
 	return 0;
 }

@@ -14,9 +14,9 @@
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
  *     -Iinclude/kunwind -Imodule/engine -Itools -Itests/fuzz -o fuzz_dwop \
  *     tests/fuzz/fuzz_dwop.c tests/fuzz/common.c \
- *     module/{err,read,ehframe,ehframe_hdr,cfi,dwop,sframe,rows,step}.c \
- *     module/{format,blob}.c
- * (bash; the module/ files are the engine list of engine.mk)
+ *     $(sed -n 's/^KUW_ENGINE := //p' engine.mk | tr ' ' '\n' | \
+ *       sed 's|.*|module/engine/&.c|')
+ * (the engine list of engine.mk)
  *   ./fuzz_dwop -max_total_time=60 tests/fuzz/corpus/fuzz_dwop
  * or: tests/fuzz/run.sh fuzz_dwop
  *

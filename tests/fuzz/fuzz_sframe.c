@@ -12,9 +12,9 @@
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
  *     -Iinclude/kunwind -Imodule/engine -Itools -Itests/fuzz -o fuzz_sframe \
  *     tests/fuzz/fuzz_sframe.c tests/fuzz/common.c \
- *     module/{err,read,ehframe,ehframe_hdr,cfi,dwop,sframe,rows,step}.c \
- *     module/{format,blob}.c
- * (bash; the module/ files are the engine list of engine.mk)
+ *     $(sed -n 's/^KUW_ENGINE := //p' engine.mk | tr ' ' '\n' | \
+ *       sed 's|.*|module/engine/&.c|')
+ * (the engine list of engine.mk)
  *   ./fuzz_sframe -max_total_time=60 tests/fuzz/corpus/fuzz_sframe
  * or: tests/fuzz/run.sh fuzz_sframe
  *

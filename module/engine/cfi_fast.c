@@ -363,6 +363,18 @@ struct cfi_fast_run {
 	bool dirty;		/* the rules may differ from the last row's */
 };
 
+/* advance_loc1/2/4: an @n-byte delta; -1 when it passes the program's end. */
+static kuw_always_inline int cfi_fast_adv(struct cfi_fast_run *r, u32 n,
+					  u64 *delta)
+{
+	if (r->e - r->p < n)
+		return -1;
+	*delta = n == 1 ? r->p[0] : n == 2 ? kuw_get_le16(r->p) :
+		 kuw_get_le32(r->p);
+	r->p += n;
+	return 1;
+}
+
 /*
  * The op at r->p that is neither advance_loc nor a rule op.  Return: 1
  * with *@delta for a location advance, 0 for none, -1 when the general
@@ -389,23 +401,11 @@ static kuw_always_inline int cfi_fast_op(struct kuw_cfi_fast *f,
 		r->dirty = true;
 		return 0;
 	case KUW_DW_CFA_advance_loc1:
-		if (r->e - r->p < 1)
-			return -1;
-		*delta = r->p[0];
-		r->p += 1;
-		return 1;
+		return cfi_fast_adv(r, 1, delta);
 	case KUW_DW_CFA_advance_loc2:
-		if (r->e - r->p < 2)
-			return -1;
-		*delta = kuw_get_le16(r->p);
-		r->p += 2;
-		return 1;
+		return cfi_fast_adv(r, 2, delta);
 	case KUW_DW_CFA_advance_loc4:
-		if (r->e - r->p < 4)
-			return -1;
-		*delta = kuw_get_le32(r->p);
-		r->p += 4;
-		return 1;
+		return cfi_fast_adv(r, 4, delta);
 	}
 	return -1;	/* GNU_args_size too: rare, left to cfi_run() */
 }

@@ -23,41 +23,17 @@
 #include "dwarf.h"
 #include "read.h"
 
-/* Cursor over the expression bytes. */
-struct dwop_cur {
-	const u8 *ops;
-	u32 len;
-	u32 pos;
-};
-
-static int dwop_fixed(struct dwop_cur *c, u32 n, u64 *v)
+/*
+ * The expression is read with the engine's bounded cursor (read.h): its
+ * end is the expression's length, so no operand reads past it.
+ */
+static int dwop_fixed(struct kuw_cur *c, u32 n, u64 *v)
 {
-	if (c->len - c->pos < n)
+	if (kuw_cur_left(c) < n)
 		return -KUW_E_TRUNC;
-	*v = kuw_get_le(c->ops + c->pos, n);
+	*v = kuw_get_le(c->data + c->pos, n);
 	c->pos += n;
 	return 0;
-}
-
-/* LEB128 operands: the shared bounded reader, limited to the expression. */
-static int dwop_uleb(struct dwop_cur *c, u64 *v)
-{
-	struct kuw_cur k = { .data = c->ops, .pos = c->pos, .end = c->len };
-	int ret = kuw_rd_uleb(&k, v);
-
-	if (!ret)
-		c->pos = k.pos;
-	return ret;
-}
-
-static int dwop_sleb(struct dwop_cur *c, s64 *v)
-{
-	struct kuw_cur k = { .data = c->ops, .pos = c->pos, .end = c->len };
-	int ret = kuw_rd_sleb(&k, v);
-
-	if (!ret)
-		c->pos = k.pos;
-	return ret;
 }
 
 static u64 dwop_sext(u64 v, u32 bytes)
@@ -208,11 +184,11 @@ static int dwop_shape(u8 op, enum dwop_arg *arg, u32 *size)
 }
 
 /* Branch target check: @delta from the end of the operand. */
-static int dwop_target(const struct dwop_cur *c, s64 delta, u32 *to)
+static int dwop_target(const struct kuw_cur *c, s64 delta, u32 *to)
 {
 	s64 t = (s64)c->pos + delta;
 
-	if (t < 0 || t > (s64)c->len)
+	if (t < 0 || t > (s64)c->end)
 		return -KUW_E_EXPR_BRANCH;
 	*to = (u32)t;
 	return 0;
@@ -225,7 +201,7 @@ static int dwop_target(const struct dwop_cur *c, s64 delta, u32 *to)
 #define DWOP_MAX_LEN	1024
 
 /* Decode the operand of @op (shape @arg, @size) at the cursor. */
-static int dwop_skip_operand(struct dwop_cur *c, u8 op, enum dwop_arg arg,
+static int dwop_skip_operand(struct kuw_cur *c, u8 op, enum dwop_arg arg,
 			     u32 size, s64 *branch)
 {
 	u64 u;
@@ -241,17 +217,17 @@ static int dwop_skip_operand(struct dwop_cur *c, u8 op, enum dwop_arg arg,
 			err = -KUW_E_EXPR_OP;
 		break;
 	case DWOP_ULEB:
-		err = dwop_uleb(c, &u);
+		err = kuw_rd_uleb(c, &u);
 		break;
 	case DWOP_SLEB:
-		err = dwop_sleb(c, &sv);
+		err = kuw_rd_sleb(c, &sv);
 		break;
 	case DWOP_ULEB_SLEB:
-		err = dwop_uleb(c, &u);
+		err = kuw_rd_uleb(c, &u);
 		if (!err && u >= KUW_MAX_REGS)
 			err = -KUW_E_BADREG;
 		if (!err)
-			err = dwop_sleb(c, &sv);
+			err = kuw_rd_sleb(c, &sv);
 		break;
 	case DWOP_BRANCH:
 		err = dwop_fixed(c, 2, &u);
@@ -279,7 +255,7 @@ static int dwop_skip_operand(struct dwop_cur *c, u8 op, enum dwop_arg arg,
 int kuw_dwop_check(const u8 *ops, u32 len)
 {
 	u8 starts[DWOP_MAX_LEN / 8 + 1];
-	struct dwop_cur c = { ops, len, 0 };
+	struct kuw_cur c = { .data = ops, .end = len };
 	enum dwop_arg arg;
 	s64 delta = 0;
 	u32 size, to, at;
@@ -299,9 +275,9 @@ int kuw_dwop_check(const u8 *ops, u32 len)
 	 */
 	for (pass = 0; pass < 2; pass++) {
 		c.pos = 0;
-		while (c.pos < c.len) {
-			at = c.pos;
-			op = c.ops[c.pos++];
+		while (c.pos < c.end) {
+			at = (u32)c.pos;
+			op = c.data[c.pos++];
 			err = dwop_shape(op, &arg, &size);
 			if (!err)
 				err = dwop_skip_operand(&c, op, arg, size,
@@ -457,7 +433,7 @@ static int dwop_binary(u8 op, u64 b, u64 a, u64 *res)
  * the fields stay in registers.
  */
 struct dwop_vm {
-	struct dwop_cur *c;
+	struct kuw_cur *c;
 	u64 *st;			/* KUW_EXPR_STACK entries */
 	u32 n;				/* entries on the stack */
 	const struct kuw_regs *regs;
@@ -476,7 +452,7 @@ struct dwop_args {
 };
 
 /* Decode the operands of shape @arg at the cursor. */
-static kuw_always_inline int dwop_operands(struct dwop_cur *c,
+static kuw_always_inline int dwop_operands(struct kuw_cur *c,
 					   enum dwop_arg arg,
 					   struct dwop_args *a)
 {
@@ -488,12 +464,12 @@ static kuw_always_inline int dwop_operands(struct dwop_cur *c,
 	case DWOP_FIX:
 		return dwop_fixed(c, a->size, &a->u);
 	case DWOP_ULEB:
-		return dwop_uleb(c, &a->u);
+		return kuw_rd_uleb(c, &a->u);
 	case DWOP_SLEB:
-		return dwop_sleb(c, &a->sv);
+		return kuw_rd_sleb(c, &a->sv);
 	case DWOP_ULEB_SLEB:
-		err = dwop_uleb(c, &a->reg);
-		return err ? err : dwop_sleb(c, &a->sv);
+		err = kuw_rd_uleb(c, &a->reg);
+		return err ? err : kuw_rd_sleb(c, &a->sv);
 	case DWOP_BRANCH:
 		err = dwop_fixed(c, 2, &a->u);
 		return err ? err : dwop_target(c, (s16)a->u, &a->to);
@@ -652,7 +628,7 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 		  u64 cfa, bool have_cfa, u64 initial, bool push_initial,
 		  void *mem_ctx, u64 *result)
 {
-	struct dwop_cur c = { ops, len, 0 };
+	struct kuw_cur c = { .data = ops, .end = len };
 	u64 st[KUW_EXPR_STACK];
 	struct dwop_vm m = {
 		.c = &c, .st = st, .regs = regs, .cfa = cfa,
@@ -668,10 +644,10 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 		return -KUW_E_INVAL;
 	if (push_initial)
 		st[m.n++] = initial;
-	while (c.pos < c.len) {
+	while (c.pos < c.end) {
 		if (!budget--)
 			return -KUW_E_EXPR_BUDGET;
-		op = c.ops[c.pos++];
+		op = c.data[c.pos++];
 		/* Decode the operand first: every path below is bounded. */
 		err = dwop_shape(op, &arg, &a.size);
 		if (!err)

@@ -284,12 +284,30 @@ static int ehf_cie_letter(struct ehf_walk *w, struct kuw_cur *c, u64 body,
 	return 1;	/* the rest is skipped by length */
 }
 
+/*
+ * The length of a 'z' augmentation data block at the cursor, which must
+ * fit the record: *@end is the block's end.
+ */
+static kuw_always_inline int ehf_aug_len(struct ehf_walk *w,
+					 struct kuw_cur *c, u64 *end)
+{
+	u64 f = c->pos, alen;
+	int ret = kuw_rd_uleb(c, &alen);
+
+	if (ret)
+		return ehf_err(w, f, ret);
+	if (alen > kuw_cur_left(c))
+		return ehf_err(w, f, KUW_E_BADAUG);
+	*end = c->pos + alen;
+	return 0;
+}
+
 /* Parse and check the CIE record @r into w->cie. */
 static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 {
 	struct ehf_cie *cie = &w->cie;
 	struct ehf_aug a = { NULL, 0, 0 };
-	u64 alen, aend = 0, f;
+	u64 aend = 0;
 	struct kuw_cur c;
 	int ret;
 
@@ -309,13 +327,9 @@ static int ehf_cie_parse(struct ehf_walk *w, const struct ehf_rec *r)
 	if (a.i < a.len && a.s[a.i] == 'z') {
 		cie->z = true;
 		a.i++;
-		f = c.pos;
-		ret = kuw_rd_uleb(&c, &alen);
+		ret = ehf_aug_len(w, &c, &aend);
 		if (ret)
-			return ehf_err(w, f, ret);
-		if (alen > kuw_cur_left(&c))
-			return ehf_err(w, f, KUW_E_BADAUG);
-		aend = c.pos + alen;
+			return ret;
 		c.end = aend;	/* the letters' data must fit inside */
 	}
 	for (; a.i < a.len; a.i++) {
@@ -370,7 +384,7 @@ static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
 	struct ehf_cie *cie;
 	struct kuw_ptr_base pb;
 	struct kuw_cur c;
-	u64 range, alen, p;
+	u64 range, p = 0;
 	int ret;
 
 	ret = ehf_cie_get(w, r->cie_off, r->id_off);
@@ -402,13 +416,9 @@ static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
 		return ehf_err(w, r->off, KUW_E_BADRANGE);
 
 	if (cie->z) {
-		p = c.pos;
-		ret = kuw_rd_uleb(&c, &alen);
+		ret = ehf_aug_len(w, &c, &p);
 		if (ret)
-			return ehf_err(w, p, ret);
-		if (alen > kuw_cur_left(&c))
-			return ehf_err(w, p, KUW_E_BADAUG);
-		p = c.pos + alen;
+			return ret;
 		if (cie->lsda_enc != KUW_DW_EH_PE_omit) {
 			struct kuw_cur a = c;
 

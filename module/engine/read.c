@@ -7,30 +7,11 @@
 #include "read.h"
 #include "dwarf.h"
 
-int kuw_rd_uleb(struct kuw_cur *c, u64 *v)
-{
-	u64 pos = c->pos, val = 0;
-	unsigned int shift = 0, n;
-	u8 b;
-
-	for (n = 0; n < KUW_LEB_MAX; n++) {
-		if (pos >= c->end)
-			return -KUW_E_TRUNC;
-		b = c->data[pos++];
-		if (shift == 63 && (b & 0x7e))
-			return -KUW_E_BADLEN;	/* bits beyond 64 */
-		val |= (u64)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			c->pos = pos;
-			*v = val;
-			return 0;
-		}
-		shift += 7;
-	}
-	return -KUW_E_BADLEN;
-}
-
-int kuw_rd_sleb(struct kuw_cur *c, s64 *v)
+/*
+ * ULEB128 or, with @sign, SLEB128.  The tenth byte holds bit 63 alone: the
+ * rest of it must be 0, or for a signed number copies of the sign.
+ */
+static kuw_always_inline int rd_leb(struct kuw_cur *c, bool sign, u64 *v)
 {
 	u64 pos = c->pos, val = 0;
 	unsigned int shift = 0, n;
@@ -41,25 +22,39 @@ int kuw_rd_sleb(struct kuw_cur *c, s64 *v)
 			return -KUW_E_TRUNC;
 		b = c->data[pos++];
 		if (shift == 63) {
-			/* Last byte: bit 0 is bit 63, the rest its sign. */
-			if (b != 0x00 && b != 0x7f)
-				return -KUW_E_BADLEN;
+			if (b != 0x00 && b != (sign ? 0x7f : 0x01))
+				return -KUW_E_BADLEN;	/* bits beyond 64 */
 			val |= (u64)(b & 1) << 63;
-			c->pos = pos;
-			*v = (s64)val;
-			return 0;
+			break;
 		}
 		val |= (u64)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (sign && (b & 0x40))
 				val |= ~0ULL << shift;
-			c->pos = pos;
-			*v = (s64)val;
-			return 0;
+			break;
 		}
 	}
-	return -KUW_E_BADLEN;
+	if (n == KUW_LEB_MAX)
+		return -KUW_E_BADLEN;
+	c->pos = pos;
+	*v = val;
+	return 0;
+}
+
+int kuw_rd_uleb(struct kuw_cur *c, u64 *v)
+{
+	return rd_leb(c, false, v);
+}
+
+int kuw_rd_sleb(struct kuw_cur *c, s64 *v)
+{
+	u64 u;
+	int ret = rd_leb(c, true, &u);
+
+	if (!ret)
+		*v = (s64)u;
+	return ret;
 }
 
 int kuw_rd_str(struct kuw_cur *c, const char **s, u64 *len)
@@ -113,11 +108,30 @@ int kuw_enc_check(u8 enc)
 	return 0;
 }
 
+/*
+ * A 2- or 4-byte value (@n), sign-extended when @sign; 0 and the cursor
+ * put on error.
+ */
+static kuw_always_inline int rd_fixed(struct kuw_cur *c, u32 n, bool sign,
+				      u64 *v)
+{
+	const u8 *p;
+
+	*v = 0;
+	if (kuw_cur_left(c) < n)
+		return -KUW_E_TRUNC;
+	p = c->data + c->pos;
+	if (n == 2)
+		*v = sign ? (u64)(s64)(s16)kuw_get_le16(p) : kuw_get_le16(p);
+	else
+		*v = sign ? (u64)(s64)(s32)kuw_get_le32(p) : kuw_get_le32(p);
+	c->pos += n;
+	return 0;
+}
+
 /* The value of one data type; the cursor stays put on error. */
 static int rd_type(struct kuw_cur *c, u8 type, u8 addr_size, u64 *v)
 {
-	u16 v16 = 0;
-	u32 v32 = 0;
 	s64 sv = 0;
 	int ret;
 
@@ -125,19 +139,13 @@ static int rd_type(struct kuw_cur *c, u8 type, u8 addr_size, u64 *v)
 	case KUW_DW_EH_PE_absptr:
 		if (addr_size == 8)
 			return kuw_rd_u64(c, v);
-		ret = kuw_rd_u32(c, &v32);
-		*v = v32;
-		return ret;
+		return rd_fixed(c, 4, false, v);
 	case KUW_DW_EH_PE_uleb128:
 		return kuw_rd_uleb(c, v);
 	case KUW_DW_EH_PE_udata2:
-		ret = kuw_rd_u16(c, &v16);
-		*v = v16;
-		return ret;
+		return rd_fixed(c, 2, false, v);
 	case KUW_DW_EH_PE_udata4:
-		ret = kuw_rd_u32(c, &v32);
-		*v = v32;
-		return ret;
+		return rd_fixed(c, 4, false, v);
 	case KUW_DW_EH_PE_udata8:
 	case KUW_DW_EH_PE_sdata8:
 		return kuw_rd_u64(c, v);
@@ -146,13 +154,9 @@ static int rd_type(struct kuw_cur *c, u8 type, u8 addr_size, u64 *v)
 		*v = (u64)sv;
 		return ret;
 	case KUW_DW_EH_PE_sdata2:
-		ret = kuw_rd_u16(c, &v16);
-		*v = (u64)(s64)(s16)v16;
-		return ret;
+		return rd_fixed(c, 2, true, v);
 	case KUW_DW_EH_PE_sdata4:
-		ret = kuw_rd_u32(c, &v32);
-		*v = (u64)(s64)(s32)v32;
-		return ret;
+		return rd_fixed(c, 4, true, v);
 	}
 	return -KUW_E_BADENC;
 }

@@ -116,30 +116,41 @@ char *kcfi_build(const char *name, const char *asm_text, const char *as_flags)
 	return strdup(so);
 }
 
+/* Section @name of @e into *@s, if it is there with bytes. */
+static bool kcfi_sec(const struct kuw_elf *e, const char *name,
+		     struct kuw_sec *s)
+{
+	const struct kuw_elf_sec *es = kuw_elf_find(e, name);
+
+	if (!es || !es->data)
+		return false;
+	kuw_elf_kuw_sec(es, s);
+	return true;
+}
+
 int kcfi_load(struct kcfi_obj *x, const char *path)
 {
-	const struct kuw_elf_sec *s;
-
 	memset(x, 0, sizeof(*x));
 	if (kuw_elf_open(&x->e, path) != KUW_ELF_OK)
 		return -1;
 	kuw_elf_obj(&x->e, path, &x->o);
-	s = kuw_elf_find(&x->e, ".eh_frame");
-	if (s && s->data) {
-		kuw_elf_kuw_sec(s, &x->ehf);
-		x->has_ehf = true;
-	}
-	s = kuw_elf_find(&x->e, ".eh_frame_hdr");
-	if (s && s->data) {
-		kuw_elf_kuw_sec(s, &x->hdr);
-		x->has_hdr = true;
-	}
-	s = kuw_elf_find(&x->e, ".debug_frame");
-	if (s && s->data) {
-		kuw_elf_kuw_sec(s, &x->dbg);
-		x->has_dbg = true;
-	}
+	x->has_ehf = kcfi_sec(&x->e, ".eh_frame", &x->ehf);
+	x->has_hdr = kcfi_sec(&x->e, ".eh_frame_hdr", &x->hdr);
+	x->has_dbg = kcfi_sec(&x->e, ".debug_frame", &x->dbg);
 	return 0;
+}
+
+bool kcfi_open_sec(struct kuw_elf *e, const char *path, const char *name,
+		   struct kuw_obj *o, struct kuw_sec *s)
+{
+	if (kuw_elf_open(e, path) != KUW_ELF_OK)
+		return false;
+	if (!kcfi_sec(e, name, s) || !s->size) {
+		kuw_elf_close(e);
+		return false;
+	}
+	kuw_elf_obj(e, path, o);
+	return true;
 }
 
 void kcfi_unload(struct kcfi_obj *x)

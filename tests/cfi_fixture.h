@@ -59,6 +59,14 @@ struct kcfi_obj {
 };
 
 int kcfi_load(struct kcfi_obj *x, const char *path);
+
+/*
+ * Open @path and find its section @name, with bytes: *@o describes the
+ * file, *@s the section.  False, with nothing left open, when either
+ * fails.  kuw_elf_close(@e) after use.
+ */
+bool kcfi_open_sec(struct kuw_elf *e, const char *path, const char *name,
+		   struct kuw_obj *o, struct kuw_sec *s);
 void kcfi_unload(struct kcfi_obj *x);
 
 /* Build + load + walk .eh_frame (or .debug_frame) in one go; 0 or error. */

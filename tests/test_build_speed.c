@@ -14,7 +14,7 @@
 #include <string.h>
 #include "kt.h"
 #include "engine.h"
-#include "elf.h"
+#include "cfi_fixture.h"
 
 struct bs_row {
 	u64 pc;
@@ -111,7 +111,6 @@ static u32 bs_check(const char *path)
 	struct kuw_sink sink = { bs_fde, bs_row, NULL };
 	struct kuw_sink_ext ext = { .row_id = bs_row_id };
 	struct bs_walk w = { 0 }, wi = { 0 };
-	const struct kuw_elf_sec *es;
 	struct kuw_table *t = NULL;
 	struct kuw_diag d = { 0 };
 	struct kuw_stats st;
@@ -120,15 +119,8 @@ static u32 bs_check(const char *path)
 	struct kuw_sec s;
 	u32 i, bad = 0, checked = 0;
 
-	if (kuw_elf_open(&e, path) != KUW_ELF_OK)
+	if (!kcfi_open_sec(&e, path, ".eh_frame", &o, &s))
 		return 0;
-	es = kuw_elf_find(&e, ".eh_frame");
-	if (!es || !es->data || !es->size) {
-		kuw_elf_close(&e);
-		return 0;
-	}
-	kuw_elf_obj(&e, path, &o);
-	kuw_elf_kuw_sec(es, &s);
 	w.arch = o.arch;
 	wi.arch = o.arch;
 	sink.ctx = &w;

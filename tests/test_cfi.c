@@ -231,23 +231,38 @@ static void expect_err(const char *name, const char *body, int err,
 	kcfi_col_free(c);
 }
 
+/*
+ * expect_err() on a function whose CFI is a nop, then the @n bytes @seq
+ * in one .cfi_escape: the error is at @seq + @at_add.
+ */
+static void expect_esc(const char *name, int err, const u8 *seq, u32 n,
+		       u32 at_add)
+{
+	char body[512];
+	u32 i, k;
+
+	k = snprintf(body, sizeof(body), "\tnop\n\t.cfi_escape ");
+	for (i = 0; i < n; i++)
+		k += snprintf(body + k, sizeof(body) - k, "%s0x%02x",
+			      i ? "," : "", seq[i]);
+	snprintf(body + k, sizeof(body) - k, "\n");
+	expect_err(name, body, err, seq, n, at_add);
+}
+
 KT_TEST(cfi_remember_overflow)
 {
 	static const u8 nine[9] = { 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a,
 				    0x0a, 0x0a };
 
 	/* The 9th remember_state is the offending instruction. */
-	expect_err("cfi_rem_over",
-		   "\tnop\n\t.cfi_escape 0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,"
-		   "0x0a,0x0a\n", KUW_E_REMEMBER, nine, 9, 8);
+	expect_esc("cfi_rem_over", KUW_E_REMEMBER, nine, 9, 8);
 }
 
 KT_TEST(cfi_restore_underflow)
 {
 	static const u8 seq[] = { 0x0a, 0x0b, 0x0b };
 
-	expect_err("cfi_rest_under", "\tnop\n\t.cfi_escape 0x0a,0x0b,0x0b\n",
-		   KUW_E_RESTORE, seq, 3, 2);
+	expect_esc("cfi_rest_under", KUW_E_RESTORE, seq, 3, 2);
 }
 
 KT_TEST(cfi_unknown_opcodes)
@@ -276,12 +291,9 @@ KT_TEST(cfi_register_range)
 	struct kcfi_col *c = NULL;
 	const char *t;
 
-	expect_err("cfi_reg128", "\tnop\n\t.cfi_escape 0x07, 0x80, 0x01\n",
-		   KUW_E_BADREG, big, 3, 0);
-	expect_err("cfi_regcfa", "\tnop\n\t.cfi_escape 0x0d, 0x11\n",
-		   KUW_E_BADREG, cfa, 2, 0);
-	expect_err("cfi_regsrc", "\tnop\n\t.cfi_escape 0x09, 0x03, 0x11\n",
-		   KUW_E_BADREG, src, 3, 0);
+	expect_esc("cfi_reg128", KUW_E_BADREG, big, 3, 0);
+	expect_esc("cfi_regcfa", KUW_E_BADREG, cfa, 2, 0);
+	expect_esc("cfi_regsrc", KUW_E_BADREG, src, 3, 0);
 	/*
 	 * Columns beyond the tracked ones (xmm6 = 23, as libffi saves it)
 	 * are accepted and dropped; readelf shows them, we do not.
@@ -299,8 +311,7 @@ KT_TEST(cfi_location_past_end)
 	/* advance_loc1 0xff from 1 byte into a 2-byte function. */
 	static const u8 seq[] = { 0x02, 0xff };
 
-	expect_err("cfi_pastend", "\tnop\n\t.cfi_escape 0x02, 0xff\n",
-		   KUW_E_BADLOC, seq, 2, 0);
+	expect_esc("cfi_pastend", KUW_E_BADLOC, seq, 2, 0);
 }
 
 KT_TEST(cfi_offset_must_fit_s32)
@@ -310,10 +321,8 @@ KT_TEST(cfi_offset_must_fit_s32)
 	/* def_cfa rsp, 0x80000000 */
 	static const u8 seq2[] = { 0x0c, 0x07, 0x80, 0x80, 0x80, 0x80, 0x08 };
 
-	expect_err("cfi_offbig", "\tnop\n\t.cfi_escape 0x05, 0x03, 0x81, "
-		   "0x80, 0x80, 0x80, 0x01\n", KUW_E_BADOFF, seq, 7, 0);
-	expect_err("cfi_cfabig", "\tnop\n\t.cfi_escape 0x0c, 0x07, 0x80, "
-		   "0x80, 0x80, 0x80, 0x08\n", KUW_E_BADOFF, seq2, 7, 0);
+	expect_esc("cfi_offbig", KUW_E_BADOFF, seq, 7, 0);
+	expect_esc("cfi_cfabig", KUW_E_BADOFF, seq2, 7, 0);
 }
 
 KT_TEST(cfi_truncated_operand)
@@ -321,8 +330,7 @@ KT_TEST(cfi_truncated_operand)
 	/* def_cfa_expression whose length runs past the FDE. */
 	static const u8 seq[] = { 0x0f, 0x7f, 0x77 };
 
-	expect_err("cfi_trunc_expr", "\tnop\n\t.cfi_escape 0x0f, 0x7f, 0x77\n",
-		   KUW_E_TRUNC, seq, 3, 0);
+	expect_esc("cfi_trunc_expr", KUW_E_TRUNC, seq, 3, 0);
 }
 
 KT_TEST(cfi_expressions)

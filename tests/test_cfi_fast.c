@@ -13,7 +13,7 @@
 #include <string.h>
 #include "kt.h"
 #include "engine.h"
-#include "elf.h"
+#include "cfi_fixture.h"
 
 struct cf_walk {
 	u8 arch;
@@ -58,21 +58,13 @@ static bool cf_compare(const char *path)
 	struct cf_walk fast = { 0 }, gen = { 0 };
 	struct kuw_diag d1 = { 0 }, d2 = { 0 };
 	struct kuw_stats s1 = { 0 }, s2 = { 0 };
-	const struct kuw_elf_sec *s;
 	struct kuw_obj o, g;
 	struct kuw_sec ks;
 	struct kuw_elf e;
 	int r1, r2;
 
-	if (kuw_elf_open(&e, path) != KUW_ELF_OK)
+	if (!kcfi_open_sec(&e, path, ".eh_frame", &o, &ks))
 		return false;
-	s = kuw_elf_find(&e, ".eh_frame");
-	if (!s) {
-		kuw_elf_close(&e);
-		return false;
-	}
-	kuw_elf_obj(&e, path, &o);
-	kuw_elf_kuw_sec(s, &ks);
 	g = o;
 	g.flags |= KUW_OBJ_GENERAL;
 	fast.arch = o.arch;

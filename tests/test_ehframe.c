@@ -129,6 +129,24 @@ static u32 cie(struct bb *b, bool debug, bool dw64, u8 ver, const char *aug,
 }
 
 /*
+ * Start a version 1 .eh_frame CIE: augmentation @aug, code alignment
+ * @code_align, data alignment -8, return address column @ra.  Its
+ * augmentation data and initial instructions follow; rec_end() closes it.
+ */
+static u32 cie_open(struct bb *b, const char *aug, u8 code_align, u8 ra)
+{
+	u32 at = rec_start(b, false);
+
+	bn(b, 0, 4);
+	b8(b, 1);
+	bbytes(b, aug, strlen(aug) + 1);
+	bul(b, code_align);
+	bsl(b, -8);
+	b8(b, ra);
+	return at;
+}
+
+/*
  * An FDE for [start, start + len) with an absolute udata8 address (for
  * .eh_frame the CIE must say R = 0x04 or have no R: absptr).
  */
@@ -481,14 +499,8 @@ KT_TEST(ehf_malformed_records)
 	/* advance_loc in a CIE's initial instructions. */
 	b.n = 0;
 	{
-		u32 at = rec_start(&b, false);
+		u32 at = cie_open(&b, "", 1, 16);
 
-		bn(&b, 0, 4);
-		b8(&b, 1);
-		bbytes(&b, "", 1);
-		bul(&b, 1);
-		bsl(&b, -8);
-		b8(&b, 16);
 		bbytes(&b, cie_insns, sizeof(cie_insns));
 		b8(&b, 0x41);
 		rec_end(&b, at, false);
@@ -542,26 +554,14 @@ KT_TEST(ehf_undefined_cfa)
 	struct bb b = { .n = 0 };
 	u32 at, f;
 
-	at = rec_start(&b, false);
-	bn(&b, 0, 4);
-	b8(&b, 1);
-	bbytes(&b, "", 1);
-	bul(&b, 1);
-	bsl(&b, -8);
-	b8(&b, 16);
+	at = cie_open(&b, "", 1, 16);
 	rec_end(&b, at, false);
 	fde(&b, false, false, at, 0x2000, 0x10, false, ra_undef, 2);
 	KT_EXPECT_EQ(walk_bb(&b, false, 0, c, NULL, &d), 0);
 	KT_EXPECT_STR(kcfi_fde_text(c, 0, KUW_ARCH_X86_64),
 		      "0x0 cfa=rsp+0 ra=u");
 	b.n = 0;
-	at = rec_start(&b, false);
-	bn(&b, 0, 4);
-	b8(&b, 1);
-	bbytes(&b, "", 1);
-	bul(&b, 1);
-	bsl(&b, -8);
-	b8(&b, 16);
+	at = cie_open(&b, "", 1, 16);
 	rec_end(&b, at, false);
 	f = fde(&b, false, false, at, 0x2000, 0x10, false, nothing, 1);
 	KT_EXPECT_EQ(walk_bb(&b, false, 0, NULL, NULL, &d), -KUW_E_NOCFA);
@@ -591,13 +591,7 @@ KT_TEST(ehf_aarch64_negate_ra_state)
 	struct kuw_sec s;
 	u32 at;
 
-	at = rec_start(&b, false);
-	bn(&b, 0, 4);
-	b8(&b, 1);
-	bbytes(&b, "zRB", 4);
-	bul(&b, 4);
-	bsl(&b, -8);
-	b8(&b, 30);
+	at = cie_open(&b, "zRB", 4, 30);
 	bul(&b, 1);
 	b8(&b, KUW_DW_EH_PE_udata8);
 	b8(&b, 0x0c);

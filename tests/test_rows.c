@@ -7,7 +7,7 @@
  * checked against readelf and objdump by tests/difftest.sh.
  */
 #include "kt.h"
-#include "elf.h"
+#include "cfi_fixture.h"
 
 struct tr_fde {
 	u64 start, end;
@@ -94,7 +94,6 @@ static u32 tr_check(const char *path, int src)
 	struct kuw_sink sink = { tr_fde, tr_row, NULL };
 	struct kuw_diag d = { 0 };
 	struct tr_walk w = { 0 };
-	const struct kuw_elf_sec *s;
 	struct kuw_table *t = NULL;
 	struct kuw_stats st = { 0 };
 	struct kuw_sec ks;
@@ -104,15 +103,8 @@ static u32 tr_check(const char *path, int src)
 	u32 i, j, checked = 0;
 	int ret;
 
-	if (kuw_elf_open(&e, path) != KUW_ELF_OK)
+	if (!kcfi_open_sec(&e, path, kuw_src_section(src), &o, &ks))
 		return 0;
-	s = kuw_elf_find(&e, kuw_src_section(src));
-	if (!s) {
-		kuw_elf_close(&e);
-		return 0;
-	}
-	kuw_elf_obj(&e, path, &o);
-	kuw_elf_kuw_sec(s, &ks);
 	w.arch = o.arch;
 	sink.ctx = &w;
 	if (src == KUW_SRC_SFRAME)

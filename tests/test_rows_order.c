@@ -116,6 +116,26 @@ static int ro_cmp_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* A copy of the @n FDEs of @f sorted by @cmp (free() it). */
+static struct ro_fde *ro_sorted(const struct ro_fde *f, u32 n,
+				int (*cmp)(const void *, const void *))
+{
+	struct ro_fde *s = malloc(n * sizeof(*s));
+
+	memcpy(s, f, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp);
+	return s;
+}
+
+/* kuw_table_build() of the section @b at @addr. */
+static int ro_table(const struct ro_buf *b, u64 addr, struct kuw_table **t,
+		    struct kuw_diag *d)
+{
+	struct kuw_sec sec = { b->b, b->n, addr };
+
+	return kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, t, d);
+}
+
 /*
  * Build the table of @f (no two overlapping, each len >= 2) and check
  * every byte of every FDE and the byte after it against the list.
@@ -126,20 +146,13 @@ static void ro_check(struct ro_fde *f, u32 n)
 	struct ro_buf b = { 0 };
 	struct kuw_table *t = NULL;
 	struct ro_fde *s;
-	struct kuw_sec sec;
 	u32 i, bad = 0, ends = 0;
 	u64 pc;
 
 	ro_build(&b, f, n);
-	sec.data = b.b;
-	sec.size = b.n;
-	sec.addr = 0x10000000;
-	KT_ASSERT_EQ(kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, &t, &d),
-		     0);
+	KT_ASSERT_EQ(ro_table(&b, 0x10000000, &t, &d), 0);
 	KT_EXPECT_EQ(t->nfde, n);
-	s = malloc(n * sizeof(*s));
-	memcpy(s, f, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), ro_cmp_start);
+	s = ro_sorted(f, n, ro_cmp_start);
 	KT_EXPECT_EQ(t->start, s[0].start);
 	KT_EXPECT_EQ(t->end, s[n - 1].start + s[n - 1].len);
 	for (i = 0; i < n; i++) {
@@ -295,14 +308,11 @@ static void ro_overlap(struct ro_fde *f, u32 n)
 	struct ro_buf b = { 0 };
 	struct kuw_table *t = NULL;
 	struct ro_fde *s;
-	struct kuw_sec sec;
 	u64 want = ~0ULL;
 	u32 i;
 
 	ro_build(&b, f, n);
-	s = malloc(n * sizeof(*s));
-	memcpy(s, f, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), ro_cmp_full);
+	s = ro_sorted(f, n, ro_cmp_full);
 	for (i = 1; i < n; i++) {
 		if (s[i].start < s[i - 1].start + s[i - 1].len) {
 			want = s[i].off;
@@ -310,11 +320,7 @@ static void ro_overlap(struct ro_fde *f, u32 n)
 		}
 	}
 	KT_ASSERT(want != ~0ULL);
-	sec.data = b.b;
-	sec.size = b.n;
-	sec.addr = 0;
-	KT_EXPECT_EQ(kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, &t, &d),
-		     -KUW_E_OVERLAP);
+	KT_EXPECT_EQ(ro_table(&b, 0, &t, &d), -KUW_E_OVERLAP);
 	KT_EXPECT(!t);
 	KT_EXPECT_EQ(d.err, KUW_E_OVERLAP);
 	KT_EXPECT_EQ(d.off, want);
@@ -426,7 +432,6 @@ static void ro_dense(bool restore)
 	struct ro_buf b = { 0 };
 	struct kuw_table *t = NULL;
 	struct ro_fde f = { .len = 2 * RO_DENSE_N + 1 };
-	struct kuw_sec sec;
 	u32 i, j, rec, len, bad = 0;
 	u64 k;
 
@@ -460,11 +465,7 @@ static void ro_dense(bool restore)
 		memcpy(b.b + rec, &len, 4);
 	}
 	KT_ASSERT(RO_DENSE_F * f.len > b.n / 4 + 16);
-	sec.data = b.b;
-	sec.size = b.n;
-	sec.addr = 0;
-	KT_ASSERT_EQ(kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, &t, &d),
-		     0);
+	KT_ASSERT_EQ(ro_table(&b, 0, &t, &d), 0);
 	KT_EXPECT_EQ(t->nrows, RO_DENSE_F * f.len + 1);
 	for (k = 0; k < RO_DENSE_F * f.len; k++) {
 		const struct kuw_rule *r = NULL;
@@ -503,7 +504,6 @@ KT_TEST(rows_span_too_large_after_overlap)
 	struct kuw_diag d = { 0 };
 	struct ro_buf b = { 0 };
 	struct kuw_table *t = NULL;
-	struct kuw_sec sec;
 	u32 i;
 
 	for (i = 0; i < ARRAY_SIZE(f); i++) {
@@ -513,11 +513,7 @@ KT_TEST(rows_span_too_large_after_overlap)
 		f[i].id = i;
 	}
 	ro_build(&b, f, ARRAY_SIZE(f));
-	sec.data = b.b;
-	sec.size = b.n;
-	sec.addr = 0;
-	KT_EXPECT_EQ(kuw_table_build(&ro_obj, KUW_SRC_EH_FRAME, &sec, &t, &d),
-		     -KUW_E_TOOBIG);
+	KT_EXPECT_EQ(ro_table(&b, 0, &t, &d), -KUW_E_TOOBIG);
 	KT_EXPECT(!t);
 	KT_EXPECT_EQ(d.off, 0);
 	free(b.b);

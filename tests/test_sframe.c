@@ -823,10 +823,7 @@ static void put32(struct bb *b, u32 v)
 
 static void set32(struct bb *b, u32 at, u32 v)
 {
-	b->b[at] = v & 0xff;
-	b->b[at + 1] = (v >> 8) & 0xff;
-	b->b[at + 2] = (v >> 16) & 0xff;
-	b->b[at + 3] = v >> 24;
+	kuw_put_le(b->b + at, v, 4);
 }
 
 static void hdr(struct bb *b, u8 ver, u8 flags, u8 abi, s8 ffp, s8 fra,
@@ -894,6 +891,28 @@ static void offs(struct bb *b, u32 size, u32 count, const s32 *v)
 }
 
 /*
+ * One FRE: its start in @ssize bytes (1, 2 or 4), its info byte (CFA from
+ * @base, @count offsets of @osize bytes (1, 2 or 4), @mangled RA), then
+ * the offsets @v.
+ */
+static void fre(struct bb *b, u32 ssize, u32 start, u8 base, u32 count,
+		u32 osize, u8 mangled, const s32 *v)
+{
+	u8 code = osize == 1 ? KUW_SFRAME_FRE_OFFSET_1B :
+		  osize == 2 ? KUW_SFRAME_FRE_OFFSET_2B :
+		  KUW_SFRAME_FRE_OFFSET_4B;
+
+	if (ssize == 1)
+		put8(b, (u8)start);
+	else if (ssize == 2)
+		put16(b, (u16)start);
+	else
+		put32(b, start);
+	put8(b, KUW_SFRE_MKINFO(base, count, code, mangled));
+	offs(b, osize, count, v);
+}
+
+/*
  * AArch64 v2, PCREL, 4-byte aux header, section at 0x20000, text at
  * 0x10000.  FDE0: PCINC, addr1 FREs, 1- and 2-byte offsets, FP base,
  * signed RA.  FDE1: PCMASK rep 16, addr2 FREs, 4-byte offsets.
@@ -925,24 +944,14 @@ static void mk_a64(struct bb *b)
 	fres = fre_begin(b);
 	a64_fre0 = fres;
 	/* FDE0 */
-	put8(b, 0);
-	put8(b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_1B, 0));
-	offs(b, 1, 1, o1);
-	put8(b, 4);
-	put8(b, KUW_SFRE_MKINFO(SP, 3, KUW_SFRAME_FRE_OFFSET_1B, 1));
-	offs(b, 1, 3, o3);
-	put8(b, 8);
-	put8(b, KUW_SFRE_MKINFO(FP, 3, KUW_SFRAME_FRE_OFFSET_2B, 1));
-	offs(b, 2, 3, o3b);
+	fre(b, 1, 0, SP, 1, 1, 0, o1);
+	fre(b, 1, 4, SP, 3, 1, 1, o3);
+	fre(b, 1, 8, FP, 3, 2, 1, o3b);
 	/* FDE1 */
 	f0 = b->n - fres;
 	set32(b, fde1 + KUW_SFDE_FRE_OFF, f0);
-	put16(b, 0);
-	put8(b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_4B, 0));
-	offs(b, 4, 1, o4a);
-	put16(b, 8);
-	put8(b, KUW_SFRE_MKINFO(SP, 2, KUW_SFRAME_FRE_OFFSET_4B, 0));
-	offs(b, 4, 2, o4b);
+	fre(b, 2, 0, SP, 1, 4, 0, o4a);
+	fre(b, 2, 8, SP, 2, 4, 0, o4b);
 	fin(b, fres);
 }
 
@@ -1053,11 +1062,8 @@ KT_TEST(sframe_hand_aarch64_fixed_offsets)
 	fde(&b, 2, 0x100 - 0x1000, 16, 0, 2,
 	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR4) | 0x20, 0);
 	fres = fre_begin(&b);
-	put32(&b, 0);
-	put8(&b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_1B, 0));
-	offs(&b, 1, 1, off);
-	put32(&b, 12);
-	put8(&b, KUW_SFRE_MKINFO(SP, 0, KUW_SFRAME_FRE_OFFSET_1B, 0));
+	fre(&b, 4, 0, SP, 1, 1, 0, off);
+	fre(&b, 4, 12, SP, 0, 1, 0, NULL);
 	fin(&b, fres);
 	KT_ASSERT_EQ(walk(&o, b.b, b.n, 0x1000, c, NULL, NULL), 0);
 	KT_ASSERT_EQ(c->nrow, 2);
@@ -1091,15 +1097,9 @@ static u32 mk_x86(struct bb *b)
 	fde(b, 2, (s32)(0x1000 - 0x10000), 0x40, 0, 3,
 	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0);
 	fres = fre_begin(b);
-	put8(b, 0);
-	put8(b, KUW_SFRE_MKINFO(SP, 1, KUW_SFRAME_FRE_OFFSET_1B, 0));
-	offs(b, 1, 1, a);
-	put8(b, 1);
-	put8(b, KUW_SFRE_MKINFO(SP, 2, KUW_SFRAME_FRE_OFFSET_1B, 0));
-	offs(b, 1, 2, bb2);
-	put8(b, 4);
-	put8(b, KUW_SFRE_MKINFO(FP, 2, KUW_SFRAME_FRE_OFFSET_1B, 0));
-	offs(b, 1, 2, bb2);
+	fre(b, 1, 0, SP, 1, 1, 0, a);
+	fre(b, 1, 1, SP, 2, 1, 0, bb2);
+	fre(b, 1, 4, FP, 2, 1, 0, bb2);
 	fin(b, fres);
 	return fres;
 }
@@ -1151,38 +1151,45 @@ static void expect_bad(const struct kuw_obj *o, struct bb *b, u64 addr,
 	col_free(c);
 }
 
+/* @g with byte @at set to @v: rejected on AMD64 with @err at @off. */
+static void expect_bad8(const struct bb *g, u32 at, u8 v, int err, u64 off,
+			const char *what)
+{
+	struct bb b = *g;
+
+	b.b[at] = v;
+	expect_bad(&x86_obj, &b, 0x10000, err, off, what);
+}
+
+/* @g with the u32 at @at set to @v: rejected on AMD64 with @err at @off. */
+static void expect_bad32(const struct bb *g, u32 at, u32 v, int err, u64 off,
+			 const char *what)
+{
+	struct bb b = *g;
+
+	set32(&b, at, v);
+	expect_bad(&x86_obj, &b, 0x10000, err, off, what);
+}
+
 KT_TEST(sframe_malformed_header)
 {
 	struct bb b, g;
 	u32 fres;
 
 	fres = mk_x86(&g);
-	b = g;
-	b.b[0] = 0xe3;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADMAGIC, 0, "magic");
+	expect_bad8(&g, 0, 0xe3, KUW_E_BADMAGIC, 0, "magic");
 	b = g;
 	b.b[0] = 0xde;			/* byte-swapped: big endian */
 	b.b[1] = 0xe2;
 	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADMAGIC, 0, "swapped magic");
-	b = g;
-	b.b[2] = 3;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADVER, 2, "version 3");
-	b = g;
-	b.b[2] = 0;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADVER, 2, "version 0");
-	b = g;
-	b.b[3] = 0x8;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 3, "unknown flag");
-	b = g;
-	b.b[4] = KUW_SFRAME_ABI_AARCH64_BE;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 4, "aarch64 BE");
-	b.b[4] = KUW_SFRAME_ABI_S390X_BE;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 4, "s390x");
-	b.b[4] = 0;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 4, "abi 0");
-	b = g;
-	b.b[6] = 0;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 6, "amd64 no fixed RA");
+	expect_bad8(&g, 2, 3, KUW_E_BADVER, 2, "version 3");
+	expect_bad8(&g, 2, 0, KUW_E_BADVER, 2, "version 0");
+	expect_bad8(&g, 3, 0x8, KUW_E_BADHDR, 3, "unknown flag");
+	expect_bad8(&g, 4, KUW_SFRAME_ABI_AARCH64_BE, KUW_E_BADHDR, 4,
+		    "aarch64 BE");
+	expect_bad8(&g, 4, KUW_SFRAME_ABI_S390X_BE, KUW_E_BADHDR, 4, "s390x");
+	expect_bad8(&g, 4, 0, KUW_E_BADHDR, 4, "abi 0");
+	expect_bad8(&g, 6, 0, KUW_E_BADHDR, 6, "amd64 no fixed RA");
 	/* Truncated header, every length below 28. */
 	for (b = g; b.n > 0; ) {
 		b.n--;
@@ -1190,44 +1197,30 @@ KT_TEST(sframe_malformed_header)
 			expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, b.n,
 				   "short header");
 	}
-	b = g;
-	b.n = 0;
 	KT_EXPECT_EQ(kuw_sfr_walk(&x86_obj, &(struct kuw_sec){ NULL, 0, 0 },
 				  NULL, NULL, NULL), -KUW_E_TRUNC);
 	/* Aux header longer than the section. */
-	b = g;
-	b.b[7] = 255;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 7, "auxhdr");
+	expect_bad8(&g, 7, 255, KUW_E_TRUNC, 7, "auxhdr");
 	/* FDE array beyond the section (num_fdes, fdeoff). */
-	b = g;
-	set32(&b, KUW_SFH_NUM_FDES, 0x10000000);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 8, "num_fdes");
-	b = g;
-	set32(&b, KUW_SFH_FDEOFF, 0xfffffff0);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 8, "fdeoff");
+	expect_bad32(&g, KUW_SFH_NUM_FDES, 0x10000000, KUW_E_TRUNC, 8,
+		     "num_fdes");
+	expect_bad32(&g, KUW_SFH_FDEOFF, 0xfffffff0, KUW_E_TRUNC, 8, "fdeoff");
 	/* FRE sub-section beyond the section. */
-	b = g;
-	set32(&b, KUW_SFH_FRE_LEN, b.n - fres + 1);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 16, "fre_len");
-	b = g;
-	set32(&b, KUW_SFH_FREOFF, 0xffffffff);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, 16, "freoff");
+	expect_bad32(&g, KUW_SFH_FRE_LEN, g.n - fres + 1, KUW_E_TRUNC, 16,
+		     "fre_len");
+	expect_bad32(&g, KUW_SFH_FREOFF, 0xffffffff, KUW_E_TRUNC, 16, "freoff");
 	/* FRE sub-section overlapping the FDEs. */
 	b = g;
 	set32(&b, KUW_SFH_FREOFF, 4);
 	set32(&b, KUW_SFH_FRE_LEN, 8);
 	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADHDR, 24, "overlap");
 	/* More FREs than fre_len could hold, or than the FDEs use. */
-	b = g;
-	set32(&b, KUW_SFH_NUM_FRES, 1000);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN, 12, "num_fres big");
-	b = g;
-	set32(&b, KUW_SFH_NUM_FRES, 4);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN, 12, "num_fres > sum");
-	b = g;
-	set32(&b, KUW_SFH_NUM_FRES, 2);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN,
-		   KUW_SFH_SIZE + KUW_SFDE_NUM_FRES, "num_fres < sum");
+	expect_bad32(&g, KUW_SFH_NUM_FRES, 1000, KUW_E_BADLEN, 12,
+		     "num_fres big");
+	expect_bad32(&g, KUW_SFH_NUM_FRES, 4, KUW_E_BADLEN, 12,
+		     "num_fres > sum");
+	expect_bad32(&g, KUW_SFH_NUM_FRES, 2, KUW_E_BADLEN,
+		     KUW_SFH_SIZE + KUW_SFDE_NUM_FRES, "num_fres < sum");
 }
 
 KT_TEST(sframe_malformed_fde_fre)
@@ -1237,20 +1230,13 @@ KT_TEST(sframe_malformed_fde_fre)
 
 	fres = mk_x86(&g);
 	/* FDE info: FRE type 3, unused bits, PAuth key on AMD64. */
-	b = g;
-	b.b[f + 16] = 3;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, f + 16, "fre type");
-	b.b[f + 16] = 0x40;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, f + 16, "unused");
-	b.b[f + 16] = 0x20;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, f + 16, "pauth");
+	expect_bad8(&g, f + 16, 3, KUW_E_BADTYPE, f + 16, "fre type");
+	expect_bad8(&g, f + 16, 0x40, KUW_E_BADTYPE, f + 16, "unused");
+	expect_bad8(&g, f + 16, 0x20, KUW_E_BADTYPE, f + 16, "pauth");
 	/* Function outside the text, and wrapping around. */
-	b = g;
-	set32(&b, f, (u32)(0x9000 - 0x10000));
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADRANGE, f, "past text");
-	b = g;
-	set32(&b, f + 4, 0x8001);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADRANGE, f, "size");
+	expect_bad32(&g, f, (u32)(0x9000 - 0x10000), KUW_E_BADRANGE, f,
+		     "past text");
+	expect_bad32(&g, f + 4, 0x8001, KUW_E_BADRANGE, f, "size");
 	{
 		struct kuw_obj any = { .owner = "x", .arch = KUW_ARCH_X86_64 };
 
@@ -1261,41 +1247,28 @@ KT_TEST(sframe_malformed_fde_fre)
 			   "wraps");
 	}
 	/* FRE range starting outside the FRE sub-section. */
-	b = g;
-	set32(&b, f + 8, b.n - fres);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLEN, f + 8, "fre_off");
+	expect_bad32(&g, f + 8, g.n - fres, KUW_E_BADLEN, f + 8, "fre_off");
 	/* FREs running off the end of the sub-section. */
-	b = g;
-	set32(&b, f + 8, 7);		/* 3rd FRE first: 3 FREs won't fit */
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, fres + 11, "fre run");
-	b = g;
-	set32(&b, KUW_SFH_FRE_LEN, b.n - fres - 1);	/* last offset cut */
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_TRUNC, fres + 7, "fre cut");
-	/* Unsorted and equal FRE starts. */
-	b = g;
-	b.b[fres + 3] = 0;		/* 2nd start 1 -> 0 */
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_UNSORTED, fres + 3, "equal");
-	b = g;
-	b.b[fres + 7] = 0;		/* 3rd start 4 -> 0 */
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_UNSORTED, fres + 7, "back");
+	expect_bad32(&g, f + 8, 7,	/* 3rd FRE first: 3 FREs won't fit */
+		     KUW_E_TRUNC, fres + 11, "fre run");
+	expect_bad32(&g, KUW_SFH_FRE_LEN, g.n - fres - 1, /* last offset cut */
+		     KUW_E_TRUNC, fres + 7, "fre cut");
+	/* Unsorted and equal FRE starts: 2nd start 1 -> 0, 3rd 4 -> 0. */
+	expect_bad8(&g, fres + 3, 0, KUW_E_UNSORTED, fres + 3, "equal");
+	expect_bad8(&g, fres + 7, 0, KUW_E_UNSORTED, fres + 7, "back");
 	/* FRE past the function's end. */
-	b = g;
-	b.b[fres + 7] = 0x40;
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLOC, fres + 7, "past end");
+	expect_bad8(&g, fres + 7, 0x40, KUW_E_BADLOC, fres + 7, "past end");
 	/* FRE info: offset size 3, too many offsets, signed RA on AMD64. */
-	b = g;
-	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 1, 3, 0);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "osize");
-	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 3, 0, 0);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "count 3");
-	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 15, 0, 0);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "count15");
-	b.b[fres + 1] = KUW_SFRE_MKINFO(SP, 1, 0, 1);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADTYPE, fres + 1, "mangled");
+	expect_bad8(&g, fres + 1, KUW_SFRE_MKINFO(SP, 1, 3, 0), KUW_E_BADTYPE,
+		    fres + 1, "osize");
+	expect_bad8(&g, fres + 1, KUW_SFRE_MKINFO(SP, 3, 0, 0), KUW_E_BADTYPE,
+		    fres + 1, "count 3");
+	expect_bad8(&g, fres + 1, KUW_SFRE_MKINFO(SP, 15, 0, 0), KUW_E_BADTYPE,
+		    fres + 1, "count15");
+	expect_bad8(&g, fres + 1, KUW_SFRE_MKINFO(SP, 1, 0, 1), KUW_E_BADTYPE,
+		    fres + 1, "mangled");
 	/* A zero-size function may have one FRE at 0 only. */
-	b = g;
-	set32(&b, f + 4, 0);
-	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADLOC, fres + 3, "empty fn");
+	expect_bad32(&g, f + 4, 0, KUW_E_BADLOC, fres + 3, "empty fn");
 }
 
 KT_TEST(sframe_malformed_aarch64)
@@ -1323,9 +1296,7 @@ KT_TEST(sframe_malformed_aarch64)
 		fde(&v, 1, (s32)(A64_F1 - A64_SEC), 16, 0, 1,
 		    KUW_SFDE_MKINFO(1, 0), 0);
 		fres = fre_begin(&v);
-		put8(&v, 0);
-		put8(&v, KUW_SFRE_MKINFO(SP, 1, 0, 0));
-		offs(&v, 1, 1, o);
+		fre(&v, 1, 0, SP, 1, 1, 0, o);
 		fin(&v, fres);
 		expect_bad(&a64_obj, &v, A64_SEC, KUW_E_BADTYPE,
 			   KUW_SFH_SIZE + 16, "a64 v1 pcmask");
@@ -1396,19 +1367,11 @@ KT_TEST(sframe_unsorted_fdes)
 	fde(&b, 2, (s32)(0x1000 - (0x10000 + fde1)), 0x20, 0, 2,
 	    KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0);
 	fres = fre_begin(&b);
-	put8(&b, 0);
-	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
-	offs(&b, 1, 1, o8);
-	put8(&b, 4);
-	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
-	offs(&b, 1, 1, o16);
+	fre(&b, 1, 0, SP, 1, 1, 0, o8);
+	fre(&b, 1, 4, SP, 1, 1, 0, o16);
 	set32(&b, fde1 + KUW_SFDE_FRE_OFF, b.n - fres);
-	put8(&b, 0);
-	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
-	offs(&b, 1, 1, o8);
-	put8(&b, 0x10);
-	put8(&b, KUW_SFRE_MKINFO(SP, 1, 0, 0));
-	offs(&b, 1, 1, o24);
+	fre(&b, 1, 0, SP, 1, 1, 0, o8);
+	fre(&b, 1, 0x10, SP, 1, 1, 0, o24);
 	fin(&b, fres);
 
 	KT_ASSERT_EQ(walk(&x86_obj, b.b, b.n, 0x10000, c, NULL, NULL), 0);

@@ -69,3 +69,34 @@ void fz_use_table(const struct kuw_table *t, struct fz_in *in)
 	for (k = 0; k < 8 && in->n >= 4; k++)
 		fz_lookup(t, t->start + fz_take(in, 4));
 }
+
+void fz_obj_sec(struct fz_in *in, bool arm64, bool relocated,
+		struct kuw_obj *o, struct kuw_sec *s)
+{
+	memset(o, 0, sizeof(*o));
+	o->owner = "fuzz";
+	o->arch = arm64 ? KUW_ARCH_ARM64 : KUW_ARCH_X86_64;
+	o->flags = relocated ? KUW_OBJ_RELOCATED : 0;
+	s->addr = fz_take(in, 8);
+	o->text_start = fz_take(in, 8);
+	o->text_end = fz_take(in, 8);
+	s->data = in->p;
+	s->size = in->n;
+}
+
+bool fz_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
+	      const u8 *data, size_t size)
+{
+	struct kuw_table *t = NULL;
+	struct kuw_diag d = { 0 };
+	struct fz_in tail = { data + 1, size > 33 ? 32 : 0 };
+
+	if (kuw_table_build(o, src, s, &t, &d)) {
+		if (!d.err)
+			__builtin_trap();	/* an error must say where */
+		return false;
+	}
+	fz_use_table(t, &tail);
+	kuw_table_free(t);
+	return true;
+}

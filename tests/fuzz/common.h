@@ -38,6 +38,22 @@ static inline u64 fz_take(struct fz_in *in, int len)
  */
 void fz_use_table(const struct kuw_table *t, struct fz_in *in);
 
+/*
+ * The object and section of the walker targets, from @in after its mode
+ * byte: the section's address, the text range (8 bytes each), then the
+ * section's bytes.  Arch and flags come from the mode byte.
+ */
+void fz_obj_sec(struct fz_in *in, bool arm64, bool relocated,
+		struct kuw_obj *o, struct kuw_sec *s);
+
+/*
+ * kuw_table_build() of @src from @s: an error must say where; a table is
+ * exercised with fz_use_table() on up to 32 bytes of @data after its
+ * first.  Returns whether the table was built.
+ */
+bool fz_build(const struct kuw_obj *o, int src, const struct kuw_sec *s,
+	      const u8 *data, size_t size);
+
 /* A sink that formats every row (exercises kuw_format_row). */
 extern const struct kuw_sink fz_format_sink;
 

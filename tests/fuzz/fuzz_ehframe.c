@@ -60,10 +60,9 @@ static int fe_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct fz_in in = { data, size };
-	struct kuw_table *t = NULL;
 	struct kuw_diag d = { 0 };
 	struct kuw_stats st = { 0 };
-	struct kuw_obj o = { 0 };
+	struct kuw_obj o;
 	struct kuw_sec s;
 	u8 mode = (u8)fz_take(&in, 1);
 #ifdef FZ_FORCE_DEBUG_FRAME
@@ -73,14 +72,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 #endif
 	u8 arch;
 
-	o.owner = "fuzz";
-	o.arch = mode & 4 ? KUW_ARCH_ARM64 : KUW_ARCH_X86_64;
-	o.flags = mode & 2 ? KUW_OBJ_RELOCATED : 0;
-	s.addr = fz_take(&in, 8);
-	o.text_start = fz_take(&in, 8);
-	o.text_end = fz_take(&in, 8);
-	s.data = in.p;
-	s.size = in.n;
+	fz_obj_sec(&in, mode & 4, mode & 2, &o, &s);
 	arch = o.arch;
 
 	{
@@ -102,15 +94,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		    st.nrows != st2.nrows || st.nfde != st2.nfde)
 			__builtin_trap();	/* fast path == general path */
 	}
-	memset(&d, 0, sizeof(d));
-	if (!kuw_table_build(&o, debug ? KUW_SRC_DEBUG_FRAME :
-			     KUW_SRC_EH_FRAME, &s, &t, &d)) {
-		struct fz_in tail = { data + 1, size > 33 ? 32 : 0 };
-
-		fz_use_table(t, &tail);
-		kuw_table_free(t);
-	} else if (!d.err) {
-		__builtin_trap();
-	}
+	fz_build(&o, debug ? KUW_SRC_DEBUG_FRAME : KUW_SRC_EH_FRAME, &s, data,
+		 size);
 	return 0;
 }

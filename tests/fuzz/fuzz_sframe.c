@@ -109,38 +109,21 @@ static int sfz_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct fz_in in = { data, size };
-	struct kuw_table *t = NULL;
 	struct kuw_diag d = { 0 }, d2 = { 0 };
-	struct kuw_obj o = { 0 };
+	struct kuw_obj o;
 	struct kuw_sec s;
 	struct sfz z1, z2;
 	u8 mode = (u8)fz_take(&in, 1);
 	int rc;
 
-	o.owner = "fuzz";
-	o.arch = mode & 2 ? KUW_ARCH_ARM64 : KUW_ARCH_X86_64;
-	o.flags = mode & 1 ? KUW_OBJ_RELOCATED : 0;
-	s.addr = fz_take(&in, 8);
-	o.text_start = fz_take(&in, 8);
-	o.text_end = fz_take(&in, 8);
-	s.data = in.p;
-	s.size = in.n;
+	fz_obj_sec(&in, mode & 2, mode & 1, &o, &s);
 
 	rc = sfz_walk(&o, &s, &z1, &d, false);
 	if (sfz_walk(&o, &s, &z2, &d2, true) != rc || z1.hash != z2.hash ||
 	    d.off != d2.off || d.err != d2.err)
 		__builtin_trap();	/* deterministic, whichever sink */
 
-	memset(&d, 0, sizeof(d));
-	if (!kuw_table_build(&o, KUW_SRC_SFRAME, &s, &t, &d)) {
-		struct fz_in tail = { data + 1, size > 33 ? 32 : 0 };
-
-		if (rc)
-			__builtin_trap();	/* builder accepts what walker refused */
-		fz_use_table(t, &tail);
-		kuw_table_free(t);
-	} else if (!d.err) {
-		__builtin_trap();
-	}
+	if (fz_build(&o, KUW_SRC_SFRAME, &s, data, size) && rc)
+		__builtin_trap();	/* builder accepts what walker refused */
 	return 0;
 }

@@ -61,6 +61,17 @@ skipped() {
 	echo "skip $*"
 }
 
+# report WHAT RC RES: ok or FAIL with the last line of compare.py's output
+# RES (its exit code RC), and its first lines on a failure.
+report() {
+	if [ "$2" -eq 0 ]; then
+		ok "$1: $(echo "$3" | tail -1)"
+	else
+		echo "$3" | sed 's/^/    /' | head -21
+		bad "$1: $(echo "$3" | tail -1)"
+	fi
+}
+
 # run_dump TOOL FILE OUT: kunwind-dump rows, with stderr shown on failure.
 run_dump() {
 	if ! "$1" rows "$2" >"$3" 2>"$3.err"; then
@@ -89,13 +100,7 @@ check_readelf() {
 		return
 	fi
 	res=$($CMP readelf "$out.readelf" "$out.rows" $rel)
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		ok "readelf $name ($tag): $(echo "$res" | tail -1)"
-	else
-		echo "$res" | sed 's/^/    /' | head -21
-		bad "readelf $name ($tag): $(echo "$res" | tail -1)"
-	fi
+	report "readelf $name ($tag)" $? "$res"
 }
 
 # check_sframe NAME FILE TOOL [--rel] [--arm64]: objdump --sframe vs ours,
@@ -117,19 +122,9 @@ check_sframe() {
 		return
 	fi
 	res=$($CMP sframe "$out.objdump" "$out.rows" $rel)
-	if [ $? -eq 0 ]; then
-		ok "sframe $name ($tag): $(echo "$res" | tail -1)"
-	else
-		echo "$res" | sed 's/^/    /' | head -21
-		bad "sframe $name ($tag): $(echo "$res" | tail -1)"
-	fi
+	report "sframe $name ($tag)" $? "$res"
 	res=$($CMP ehsf "$out.rows" ${5:-})
-	if [ $? -eq 0 ]; then
-		ok "ehsf $name ($tag): $(echo "$res" | tail -1)"
-	else
-		echo "$res" | sed 's/^/    /' | head -21
-		bad "ehsf $name ($tag): $(echo "$res" | tail -1)"
-	fi
+	report "ehsf $name ($tag)" $? "$res"
 }
 
 find_lib() {
@@ -208,12 +203,7 @@ check_rules() {
 		return
 	fi
 	res=$($CMP rules "$out.readelf" "$out.addrs" "$out.rules")
-	if [ $? -eq 0 ]; then
-		ok "rules $name ($tag): $(echo "$res" | tail -1)"
-	else
-		echo "$res" | sed 's/^/    /' | head -21
-		bad "rules $name ($tag): $(echo "$res" | tail -1)"
-	fi
+	report "rules $name ($tag)" $? "$res"
 }
 
 # rows_vs_rules NAME FILE: the text `rows` prints after each row's pc (it

@@ -2,7 +2,7 @@
 /*
  * The seam between the engine and its home.  The engine includes only this
  * header; it maps types, string functions, sorting, load-time allocation and
- * logging to the kernel (env_kernel.h) or to libc (tools/env_host.h).
+ * logging to the kernel (env_kernel.h) or to libc (env_host.h).
  * Fault-safe memory reads are kuw_read_mem(), declared in engine.h and
  * defined by each home.
  */

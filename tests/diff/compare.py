@@ -87,6 +87,18 @@ def norm_cfa(v):
 
 # ---------------------------------------------------------------- ours
 
+def parse_rules(tokens):
+    """The rules of one row of ours, from its "reg=rule" tokens."""
+    rules = {}
+    for kv in tokens:
+        k, v = kv.split("=", 1)
+        if k == "cfa":
+            rules["cfa"] = norm_cfa(v)
+        else:
+            rules[regnum(k)] = norm_val(v)
+    return rules
+
+
 def parse_ours(path):
     """{src: [fde]} with fde = dict(start, end, pcmask, rows=[(pc, rules)])."""
     out = {}
@@ -108,15 +120,7 @@ def parse_ours(path):
                 continue
             if cur is None:
                 raise ValueError("%s:%d: row before any fde" % (path, ln))
-            pc = int(t[0], 16)
-            rules = {}
-            for kv in t[1:]:
-                k, v = kv.split("=", 1)
-                if k == "cfa":
-                    rules["cfa"] = norm_cfa(v)
-                else:
-                    rules[regnum(k)] = norm_val(v)
-            cur["rows"].append((pc, rules))
+            cur["rows"].append((int(t[0], 16), parse_rules(t[1:])))
     return out
 
 
@@ -564,13 +568,7 @@ def cmd_rules(rpath, apath, qpath):
             if row_pc > addr:
                 res.miss("0x%x: row starts after it, at 0x%x"
                          % (addr, row_pc))
-            ours = {}
-            for kv in t[1:]:
-                k, v = kv.split("=", 1)
-                if k == "cfa":
-                    ours["cfa"] = norm_cfa(v)
-                else:
-                    ours[regnum(k)] = norm_val(v)
+            ours = parse_rules(t[1:])
         i = bisect.bisect_right(starts, addr) - 1
         theirs = None
         if i >= 0 and fdes[i]["start"] <= addr < fdes[i]["end"]:

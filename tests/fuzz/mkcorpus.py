@@ -11,7 +11,7 @@ it picks small shared objects and programs of this machine.  Seeds larger
 than 48 KiB are skipped so the committed corpus stays small.
 
 The blob seeds are written by this script's own implementation of the
-format documented in include/kunwind/blob.h, independent of module/blob.c.
+format documented in include/kunwind/blob.h, independent of module/engine/blob.c.
 """
 import glob
 import os

@@ -19,7 +19,7 @@ and module/cfi.c built with gcc -g -O2 -fno-asynchronous-unwind-tables
 (.debug_frame).
 
 The record parser here is this script's own (DWARF 4 section 6.4.1, LSB
-"Exception Frames"), independent of module/ehframe.c.
+"Exception Frames"), independent of module/engine/ehframe.c.
 """
 import glob
 import hashlib
@@ -31,7 +31,8 @@ MAX_SEEDS = 48
 MAX_SEED = 4096
 
 
-def uleb(b, o):
+def leb(b, o, signed=False):
+    """The LEB128 number at b[o] and the offset after it."""
     v = s = 0
     while True:
         c = b[o]
@@ -39,20 +40,17 @@ def uleb(b, o):
         v |= (c & 0x7f) << s
         s += 7
         if not c & 0x80:
+            if signed and c & 0x40:
+                v -= 1 << s
             return v, o
+
+
+def uleb(b, o):
+    return leb(b, o)
 
 
 def sleb(b, o):
-    v = s = 0
-    while True:
-        c = b[o]
-        o += 1
-        v |= (c & 0x7f) << s
-        s += 7
-        if not c & 0x80:
-            if c & 0x40:
-                v -= 1 << s
-            return v, o
+    return leb(b, o, True)
 
 
 def enc_size(enc, addr_size):

@@ -519,6 +519,21 @@ static int linked_load(struct linked *l, const char *file)
 	return linked_load_arch(l, file, KUW_ARCH_X86_64, "objdump");
 }
 
+/*
+ * Walk the section @data (@n bytes at @addr) and compare its rows with
+ * objdump's @od (see compare()).
+ */
+static void walk_compare(const struct kuw_obj *o, const u8 *data, u64 n,
+			 u64 addr, const struct od *od, const u64 *start,
+			 u8 arch, const char *what)
+{
+	struct col *c = col_new();
+
+	KT_EXPECT_EQ(walk(o, data, n, addr, c, NULL, NULL), 0);
+	compare(c, od, start, arch, what);
+	col_free(c);
+}
+
 KT_TEST(sframe_as_linked_v1)
 {
 	struct linked l;
@@ -567,7 +582,6 @@ KT_TEST(sframe_as_linked_v1)
 KT_TEST(sframe_as_linked_v2)
 {
 	struct linked l;
-	struct col *c;
 	const char *elf = bpath("sfr_x86.elf");
 	u8 *v2;
 	u64 n;
@@ -580,13 +594,11 @@ KT_TEST(sframe_as_linked_v2)
 	v2 = calloc(1, l.sf_size * 2);
 	/* Section-relative (no flag) and field-relative (PCREL) starts. */
 	for (pcrel = 0; pcrel < 2; pcrel++) {
-		c = col_new();
 		n = v1_to_v2(l.sf, l.sf_size, v2, false, pcrel, pcrel);
 		KT_EXPECT_EQ(v2[KUW_SFH_VERSION], 2);
-		KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, c, NULL, NULL), 0);
-		compare(c, &l.od, NULL, KUW_ARCH_X86_64,
-			pcrel ? "linked v2 pcrel" : "linked v2");
-		col_free(c);
+		walk_compare(&l.o, v2, n, l.sf_addr, &l.od, NULL,
+			     KUW_ARCH_X86_64,
+			     pcrel ? "linked v2 pcrel" : "linked v2");
 	}
 	/* The PCREL flag does not exist in version 1. */
 	memcpy(v2, l.sf, l.sf_size);
@@ -766,7 +778,6 @@ KT_TEST(sframe_as_relocated_v1)
 KT_TEST(sframe_as_relocated_v2)
 {
 	struct relocd r;
-	struct col *c;
 	u8 *v2;
 	u64 n;
 	int pcrel;
@@ -776,20 +787,16 @@ KT_TEST(sframe_as_relocated_v2)
 	v2 = calloc(1, r.sf_size * 2);
 	for (pcrel = 0; pcrel < 2; pcrel++) {
 		/* Field-relative starts, with or without the flag. */
-		c = col_new();
 		n = v1_to_v2(r.sf, r.sf_size, v2, true, true, pcrel);
-		KT_EXPECT_EQ(walk(&r.o, v2, n, r.sf_addr, c, NULL, NULL), 0);
-		compare(c, &r.od, r.start, KUW_ARCH_X86_64,
-			pcrel ? "relocated v2 pcrel" : "relocated v2");
-		col_free(c);
+		walk_compare(&r.o, v2, n, r.sf_addr, &r.od, r.start,
+			     KUW_ARCH_X86_64,
+			     pcrel ? "relocated v2 pcrel" : "relocated v2");
 	}
 	/* A linked image with the PCREL flag: field-relative too. */
-	c = col_new();
 	r.o.flags = 0;
 	n = v1_to_v2(r.sf, r.sf_size, v2, true, true, true);
-	KT_EXPECT_EQ(walk(&r.o, v2, n, r.sf_addr, c, NULL, NULL), 0);
-	compare(c, &r.od, r.start, KUW_ARCH_X86_64, "v2 pcrel linked");
-	col_free(c);
+	walk_compare(&r.o, v2, n, r.sf_addr, &r.od, r.start,
+		     KUW_ARCH_X86_64, "v2 pcrel linked");
 	free(v2);
 	relocd_free(&r);
 }
@@ -1408,7 +1415,6 @@ KT_TEST(sframe_as_aarch64)
 {
 	struct linked l;
 	struct relocd r;
-	struct col *c;
 	const char *elf = bpath("sfr_a64.elf");
 	const char *obj = bpath("sfr_a64.o");
 	u32 i, nmangled = 0, nfp = 0;
@@ -1436,16 +1442,12 @@ KT_TEST(sframe_as_aarch64)
 	}
 	KT_EXPECT(nmangled >= 3);
 	KT_EXPECT(nfp >= 1);
-	c = col_new();
-	KT_EXPECT_EQ(walk(&l.o, l.sf, l.sf_size, l.sf_addr, c, NULL, NULL), 0);
-	compare(c, &l.od, NULL, KUW_ARCH_ARM64, "a64 linked v1");
-	col_free(c);
+	walk_compare(&l.o, l.sf, l.sf_size, l.sf_addr, &l.od, NULL,
+		     KUW_ARCH_ARM64, "a64 linked v1");
 	v2 = calloc(1, l.sf_size * 2);
-	c = col_new();
 	n = v1_to_v2(l.sf, l.sf_size, v2, false, true, true);
-	KT_EXPECT_EQ(walk(&l.o, v2, n, l.sf_addr, c, NULL, NULL), 0);
-	compare(c, &l.od, NULL, KUW_ARCH_ARM64, "a64 linked v2 pcrel");
-	col_free(c);
+	walk_compare(&l.o, v2, n, l.sf_addr, &l.od, NULL,
+		     KUW_ARCH_ARM64, "a64 linked v2 pcrel");
 	free(v2);
 	/* An x86_64 object must not take it. */
 	l.o.arch = KUW_ARCH_X86_64;
@@ -1457,16 +1459,12 @@ KT_TEST(sframe_as_aarch64)
 	KT_ASSERT(relocd_load_arch(&r, obj, KUW_SFDE_V1_SIZE, KUW_ARCH_ARM64,
 				   "aarch64-linux-gnu-objdump") == 0);
 	KT_EXPECT_EQ(r.nstart, r.od.nfde);
-	c = col_new();
-	KT_EXPECT_EQ(walk(&r.o, r.sf, r.sf_size, r.sf_addr, c, NULL, NULL), 0);
-	compare(c, &r.od, r.start, KUW_ARCH_ARM64, "a64 relocated v1");
-	col_free(c);
+	walk_compare(&r.o, r.sf, r.sf_size, r.sf_addr, &r.od, r.start,
+		     KUW_ARCH_ARM64, "a64 relocated v1");
 	v2 = calloc(1, r.sf_size * 2);
-	c = col_new();
 	n = v1_to_v2(r.sf, r.sf_size, v2, true, true, false);
-	KT_EXPECT_EQ(walk(&r.o, v2, n, r.sf_addr, c, NULL, NULL), 0);
-	compare(c, &r.od, r.start, KUW_ARCH_ARM64, "a64 relocated v2");
-	col_free(c);
+	walk_compare(&r.o, v2, n, r.sf_addr, &r.od, r.start,
+		     KUW_ARCH_ARM64, "a64 relocated v2");
 	free(v2);
 	relocd_free(&r);
 }

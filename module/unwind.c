@@ -224,6 +224,9 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		s->regs.r[KUW_REG_SP] = sp;
 	} else if (kuw_arch_at_end(s)) {
 		return -KUW_E_END;
+	} else if (!bp_ok && (s->regs.valid & s->regs.lazy & BIT_ULL(KUW_REG_FP))) {
+		/* no step was tried: the frame pointer may be read for it */
+		bp_ok = !kuw_regs_get(&s->regs, KUW_REG_FP, s, &bp);
 	}
 	oret = kuw_arch_boundary_step(s, pc, sp, bp, bp_ok, signal);
 	if (oret == -KUW_E_END)

@@ -14,7 +14,7 @@ ktap_plan 1
 TR=/sys/kernel/tracing
 P=/sys/module/graph_payload/parameters/walk
 
-[ -d $TR ] || mount -t tracefs nodev $TR 2>/dev/null
+[ -f $TR/available_tracers ] || mount -t tracefs nodev $TR 2>/dev/null
 if [ ! -f $P ]; then
 	skip "function graph" "graph_payload.ko not loaded"
 	exit 0

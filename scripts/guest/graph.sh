@@ -27,10 +27,13 @@ echo kuw_chain_f2 >$TR/set_ftrace_filter &&
 echo function_graph >$TR/current_tracer &&
 echo >$TR/trace
 if echo 1 >$P; then r=0; else r=1; fi
+# before the tracer changes: that resets the buffer
+cp $TR/trace /tmp/graph.trace
 echo nop >$TR/current_tracer
 echo >$TR/set_ftrace_filter
 dmesg | grep 'graph_payload:' | tail -20 | diag
-if ! grep -q kuw_chain_f2 $TR/trace; then
+if ! grep -q kuw_chain_f2 /tmp/graph.trace; then
+	diag </tmp/graph.trace
 	notok "function graph: the tracer did not trace kuw_chain_f2"
 elif [ $r = 0 ]; then
 	ok "function graph: kunwind shows f3 f2 f1, not return_to_handler, reliable"

@@ -530,19 +530,3 @@ void kunwind_put_task_stack(struct task_struct *task)
 	kuw_put_task_stack(task);
 }
 EXPORT_SYMBOL_GPL(kunwind_put_task_stack);
-
-/*
- * Engine helpers that users of struct kunwind_rule_info need.  The engine
- * has no linux/ include, so its symbols are exported here.
- */
-EXPORT_SYMBOL_GPL(kuw_rule_find);
-EXPORT_SYMBOL_GPL(kuw_format_row);
-EXPORT_SYMBOL_GPL(kuw_src_name);
-/* For tests: a vmlinux blob made in the kernel; the engine itself. */
-EXPORT_SYMBOL_GPL(kuw_blob_write);
-EXPORT_SYMBOL_GPL(kuw_blob_size);
-EXPORT_SYMBOL_GPL(kuw_table_build);
-EXPORT_SYMBOL_GPL(kuw_table_free);
-EXPORT_SYMBOL_GPL(kuw_table_lookup);
-EXPORT_SYMBOL_GPL(kuw_step);
-EXPORT_SYMBOL_GPL(kuw_strerror);

@@ -39,6 +39,9 @@ typedef long long s64;
 #define kuw_noinline		__attribute__((__noinline__))
 #define kuw_always_inline	inline __attribute__((__always_inline__))
 
+/* Exports are for the kernel only. */
+#define KUW_EXPORT(sym)
+
 /* Load time only; zeroed. */
 static inline void *kuw_alloc(size_t size)
 {

@@ -10,9 +10,13 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/printk.h>
+#include <linux/export.h>
 
 #define kuw_noinline		noinline
 #define kuw_always_inline	__always_inline
+
+/* Engine entry points other modules (tests, API users) may call. */
+#define KUW_EXPORT(sym)		EXPORT_SYMBOL_GPL(sym)
 
 /* Load time only: process context, may sleep.  Zeroed. */
 static inline void *kuw_alloc(size_t size)

@@ -664,3 +664,4 @@ out:
 	rows_build_free(&b);
 	return ret;
 }
+KUW_EXPORT(kuw_table_build);

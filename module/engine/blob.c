@@ -145,7 +145,7 @@ u64 kuw_blob_size(u64 sec_size)
 		return 0;
 	return KUW_BLOB_HDR_SIZE + sec_size;
 }
-KUW_EXPORT(kuw_blob_size);
+EXPORT_SYMBOL_GPL(kuw_blob_size);
 
 /**
  * kuw_blob_write() - write a vmlinux blob
@@ -194,4 +194,4 @@ int kuw_blob_write(const struct kuw_blob *b, u8 *out, u64 out_len)
 	kuw_put_le(out + KUW_BLOB_OFF_CHECKSUM, blob_checksum(out, total), 4);
 	return 0;
 }
-KUW_EXPORT(kuw_blob_write);
+EXPORT_SYMBOL_GPL(kuw_blob_write);

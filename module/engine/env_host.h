@@ -39,8 +39,10 @@ typedef long long s64;
 #define kuw_noinline		__attribute__((__noinline__))
 #define kuw_always_inline	inline __attribute__((__always_inline__))
 
-/* Exports are for the kernel only. */
-#define KUW_EXPORT(sym)
+/* Engine entry points are exported to other modules; nothing on the host. */
+#ifndef EXPORT_SYMBOL_GPL
+#define EXPORT_SYMBOL_GPL(sym)
+#endif
 
 /* Load time only; zeroed. */
 static inline void *kuw_alloc(size_t size)

@@ -15,9 +15,6 @@
 #define kuw_noinline		noinline
 #define kuw_always_inline	__always_inline
 
-/* Engine entry points other modules (tests, API users) may call. */
-#define KUW_EXPORT(sym)		EXPORT_SYMBOL_GPL(sym)
-
 /* Load time only: process context, may sleep.  Zeroed. */
 static inline void *kuw_alloc(size_t size)
 {

@@ -52,7 +52,7 @@ const char *kuw_strerror(int err)
 		return "unknown error";
 	return kuw_err_names[err];
 }
-KUW_EXPORT(kuw_strerror);
+EXPORT_SYMBOL_GPL(kuw_strerror);
 
 /* Section names, indexed by enum kuw_src: the one copy. */
 static const char *const kuw_src_sections[KUW_SRC__COUNT] = {
@@ -86,7 +86,7 @@ const char *kuw_src_name(int src)
 
 	return s[0] == '.' ? s + 1 : s;
 }
-KUW_EXPORT(kuw_src_name);
+EXPORT_SYMBOL_GPL(kuw_src_name);
 
 const struct kuw_reg_rule *kuw_rule_find(const struct kuw_rule *r, u8 reg)
 {
@@ -100,4 +100,4 @@ const struct kuw_reg_rule *kuw_rule_find(const struct kuw_rule *r, u8 reg)
 	}
 	return NULL;
 }
-KUW_EXPORT(kuw_rule_find);
+EXPORT_SYMBOL_GPL(kuw_rule_find);

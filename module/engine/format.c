@@ -123,4 +123,4 @@ int kuw_format_row(char *buf, u32 len, u8 arch, u64 pc,
 	}
 	return b.pos;
 }
-KUW_EXPORT(kuw_format_row);
+EXPORT_SYMBOL_GPL(kuw_format_row);

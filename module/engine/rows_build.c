@@ -664,4 +664,4 @@ out:
 	rows_build_free(&b);
 	return ret;
 }
-KUW_EXPORT(kuw_table_build);
+EXPORT_SYMBOL_GPL(kuw_table_build);

@@ -10,7 +10,7 @@ void kuw_table_free(struct kuw_table *t)
 {
 	kuw_free(t);
 }
-KUW_EXPORT(kuw_table_free);
+EXPORT_SYMBOL_GPL(kuw_table_free);
 
 /**
  * kuw_table_relocate() - move a table built at link-time addresses
@@ -74,4 +74,4 @@ int kuw_table_lookup(const struct kuw_table *t, u64 pc,
 		*row_pc = t->base + t->pc[lo - 1];
 	return 0;
 }
-KUW_EXPORT(kuw_table_lookup);
+EXPORT_SYMBOL_GPL(kuw_table_lookup);

@@ -190,7 +190,7 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 		return ret;
 	return step_generic(ai, arch, sec, sec_size, rule, regs, mem_ctx);
 }
-KUW_EXPORT(kuw_step);
+EXPORT_SYMBOL_GPL(kuw_step);
 
 /* The CFA of @rule: a register plus an offset, or an expression. */
 static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,

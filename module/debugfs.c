@@ -258,19 +258,6 @@ struct kuw_bt {
 	size_t size;
 };
 
-static const char *kuw_bt_how(const struct kunwind_state *s)
-{
-	switch (s->how) {
-	case KUNWIND_FRAME_ORC:
-		return "- orc";
-	case KUNWIND_FRAME_PT_REGS:
-		return "- pt_regs";
-	case KUNWIND_FRAME_FP:
-		return "- fp";
-	}
-	return "-";
-}
-
 /* One task's walk, appended at out + *used. */
 static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 			size_t *used)
@@ -291,8 +278,10 @@ static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 					   state.row_pc, state.rule) < 0)
 				strscpy(row, "?", sizeof(row));
 		} else {
-			strscpy(row, kunwind_done(&state) ? "-" :
-				kuw_bt_how(&state), sizeof(row));
+			scnprintf(row, sizeof(row), "-%s%s",
+				  kunwind_done(&state) ? "" : " ",
+				  kunwind_done(&state) ? "" :
+				  kuw_how_name(state.how));
 		}
 		n += scnprintf(out + n, size - n, "%2u 0x%lx %pS %s%s%s\n",
 			       i++, pc, (void *)pc, state.table ?

@@ -59,3 +59,22 @@ void kuw_put_task_stack(struct task_struct *task)
 	if (kuw_put_task_stack_fn)
 		kuw_put_task_stack_fn(task);
 }
+
+/**
+ * kuw_lookup_range() - [start, end) of the function holding a symbol
+ * @name: symbol name
+ * @range: set to its start and end (end 0 when kallsyms has no size)
+ */
+void kuw_lookup_range(const char *name, unsigned long *range)
+{
+	static int (*size_off)(unsigned long addr, unsigned long *size,
+			       unsigned long *off);
+	unsigned long size, off;
+
+	if (!size_off)
+		size_off = (void *)kuw_lookup_name("kallsyms_lookup_size_offset");
+	range[0] = kuw_lookup_name(name);
+	range[1] = 0;
+	if (range[0] && size_off && size_off(range[0], &size, &off) && !off)
+		range[1] = range[0] + size;
+}

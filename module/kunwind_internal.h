@@ -55,6 +55,7 @@ static inline void kuw_count_stop(int err)
 
 /* ksyms.c */
 unsigned long kuw_lookup_name(const char *name);
+void kuw_lookup_range(const char *name, unsigned long *range);
 int kuw_ksyms_init(void);
 void kuw_put_task_stack(struct task_struct *task);
 
@@ -155,6 +156,9 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 	}
 	return -KUW_E_NOINFO;
 }
+
+/* unwind.c */
+const char *kuw_how_name(u8 how);
 
 /* oops.c */
 int kuw_oops_init(void);

@@ -27,28 +27,20 @@ MODULE_PARM_DESC(oops_trace, "print kunwind's trace on oops (default on)");
 
 static DEFINE_RATELIMIT_STATE(kuw_oops_rs, 10 * HZ, 3);
 
-static const char *kuw_how(const struct kunwind_state *s)
-{
-	switch (s->how) {
-	case KUNWIND_FRAME_ORC:
-		return " (orc)";
-	case KUNWIND_FRAME_PT_REGS:
-		return " (pt_regs)";
-	}
-	return "";
-}
-
 static void kuw_print_trace(struct task_struct *task, struct pt_regs *regs)
 {
 	struct kunwind_state state;
+	const char *how;
 	int err;
 
 	pr_warn("Call Trace:\n");
 	for (kunwind_start(&state, task, regs, NULL); !kunwind_done(&state);
-	     kunwind_next_frame(&state))
-		pr_warn(" %pS%s\n",
+	     kunwind_next_frame(&state)) {
+		how = kuw_how_name(state.how);
+		pr_warn(" %pS%s%s%s\n",
 			(void *)kunwind_get_return_address(&state),
-			kuw_how(&state));
+			*how ? " (" : "", how, *how ? ")" : "");
+	}
 	err = kunwind_stop_reason(&state);
 	pr_warn("end of trace: %s (%s)\n", kunwind_strerror(err),
 		kunwind_reliable(&state) ? "reliable" : "unreliable");

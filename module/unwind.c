@@ -275,6 +275,25 @@ bool kunwind_next_frame(struct kunwind_state *state)
 }
 EXPORT_SYMBOL_GPL(kunwind_next_frame);
 
+/**
+ * kuw_how_name() - how a frame was reached, for debugfs and the oops trace
+ * @how: enum kunwind_how
+ *
+ * Return: "orc", "pt_regs", "fp", or "" for a table row or the start.
+ */
+const char *kuw_how_name(u8 how)
+{
+	switch (how) {
+	case KUNWIND_FRAME_ORC:
+		return "orc";
+	case KUNWIND_FRAME_PT_REGS:
+		return "pt_regs";
+	case KUNWIND_FRAME_FP:
+		return "fp";
+	}
+	return "";
+}
+
 static bool kuw_in_self(u64 pc)
 {
 	return within_module_core(pc, THIS_MODULE);

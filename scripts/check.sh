@@ -170,54 +170,44 @@ if [ "$gf" != 0 ]; then
 fi
 stamp "guest: $gp passed, $gf failed, $gs skipped"
 
-# --- stock kernel smoke test (make check-stock) ----------------------------
-sp=0 sf=0 ss=0
-if [ "$KCONFIG" = base ] && [ "${KUNWIND_STOCK:-1}" = 1 ]; then
-	stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
+# subrun NAME CMD...: run a part that ends "N passed, N failed[, N skipped]",
+# its output kept in RUNLOG/NAME.out; add its counts to sub_p/f/s.
+sub_p=0 sub_f=0 sub_s=0
+subrun() {
+	local name=$1 c_p c_f c_s
+	shift
 	set +e
-	"$REPO/scripts/check-stock.sh" 2>&1 | tee "$RUNLOG/check-stock-last.out"
+	"$@" 2>&1 | tee "$RUNLOG/$name.out"
 	set -e
-	read -r sp sf ss < <(sed -n -E \
+	read -r c_p c_f c_s < <(sed -n -E \
 		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
-		"$RUNLOG/check-stock-last.out" | tail -n 1) || true
-	[ -n "${sp:-}" ] || { sp=0 sf=1; log "check-stock did not finish"; }
-	ss=${ss:-0}
-	stamp "stock: $sp passed, $sf failed, $ss skipped"
+		"$RUNLOG/$name.out" | tail -n 1) || true
+	[ -n "${c_p:-}" ] || { c_p=0 c_f=1; log "$name did not finish"; }
+	c_s=${c_s:-0}
+	sub_p=$((sub_p + c_p)) sub_f=$((sub_f + c_f)) sub_s=$((sub_s + c_s))
+	stamp "$name: $c_p passed, $c_f failed, $c_s skipped"
+}
+
+if [ "$KCONFIG" = base ]; then
+	# the stock-kernel smoke test (make check-stock)
+	if [ "${KUNWIND_STOCK:-1}" = 1 ]; then
+		stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
+		subrun check-stock "$REPO/scripts/check-stock.sh"
+	fi
+	# the fp profile: frame pointers, no ORC (make check runs both)
+	if [ "${KUNWIND_FP:-1}" = 1 ]; then
+		stamp "fp profile: the same guest suites on a kernel without ORC (KUNWIND_FP=0 skips)"
+		subrun check-fp env KCONFIG=fp KUNWIND_HOST=0 KUNWIND_STOCK=0 \
+			KUNWIND_FP=0 "$0"
+	fi
+	# arm64: the aarch64 test kernel with kunwind.ko (make check-arm64)
+	if [ "${KUNWIND_ARM64:-1}" = 1 ]; then
+		stamp "arm64: make check-arm64 (KUNWIND_ARM64=0 skips)"
+		subrun check-arm64 "$REPO/scripts/check-arm64.sh"
+	fi
 fi
 
-# --- the fp profile: frame pointers, no ORC (make check runs both) --------
-xp=0 xf=0 xs=0
-if [ "$KCONFIG" = base ] && [ "${KUNWIND_FP:-1}" = 1 ]; then
-	stamp "fp profile: the same guest suites on a kernel without ORC (KUNWIND_FP=0 skips)"
-	set +e
-	KCONFIG=fp KUNWIND_HOST=0 KUNWIND_STOCK=0 KUNWIND_FP=0 "$0" 2>&1 |
-		tee "$RUNLOG/check-fp-last.out"
-	set -e
-	read -r xp xf xs < <(sed -n -E \
-		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
-		"$RUNLOG/check-fp-last.out" | tail -n 1) || true
-	[ -n "${xp:-}" ] || { xp=0 xf=1; log "the fp profile did not finish"; }
-	xs=${xs:-0}
-	stamp "fp: $xp passed, $xf failed, $xs skipped"
-fi
-
-# --- arm64: the aarch64 test kernel with kunwind.ko (make check-arm64) ------
-ap=0 af=0 as=0
-if [ "$KCONFIG" = base ] && [ "${KUNWIND_ARM64:-1}" = 1 ]; then
-	stamp "arm64: make check-arm64 (KUNWIND_ARM64=0 skips)"
-	set +e
-	"$REPO/scripts/check-arm64.sh" 2>&1 | tee "$RUNLOG/check-arm64-last.out"
-	set -e
-	read -r ap af as < <(sed -n -E \
-		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p' \
-		"$RUNLOG/check-arm64-last.out" | tail -n 1) || true
-	[ -n "${ap:-}" ] || { ap=0 af=1; log "check-arm64 did not finish"; }
-	as=${as:-0}
-	stamp "arm64: $ap passed, $af failed, $as skipped"
-fi
-
-p=$((hp + gp + sp + xp + ap)) f=$((hf + gf + sf + xf + af))
-s=$((hs + gs + ss + xs + as))
+p=$((hp + gp + sub_p)) f=$((hf + gf + sub_f)) s=$((hs + gs + sub_s))
 if [ "$f" != 0 ]; then
 	log "FAILED (host log: $LOGDIR/host-last.log, guest log: $LOGDIR/${guestlog##*/})"
 fi

@@ -48,20 +48,6 @@ static unsigned long (*kuw_kretprobe_ret)(struct task_struct *task, void *fp,
 					  void *cur);
 unsigned long kuw_a64_tramp[2];
 
-static void kuw_func_range(const char *name, unsigned long *range)
-{
-	static int (*size_off)(unsigned long addr, unsigned long *size,
-			       unsigned long *off);
-	unsigned long size, off;
-
-	if (!size_off)
-		size_off = (void *)kuw_lookup_name("kallsyms_lookup_size_offset");
-	range[0] = kuw_lookup_name(name);
-	range[1] = 0;
-	if (range[0] && size_off && size_off(range[0], &size, &off) && !off)
-		range[1] = range[0] + size;
-}
-
 /**
  * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
  *
@@ -79,9 +65,9 @@ int kuw_arch_init(void)
 	kuw_init_text[1] = kuw_lookup_name("_einittext");
 	kuw_kimage[0] = kuw_lookup_name("_text");
 	kuw_kimage[1] = kuw_lookup_name("_end");
-	kuw_func_range("call_on_irq_stack", kuw_irq_call);
-	kuw_func_range("secondary_startup", kuw_idle[0]);
-	kuw_func_range("__primary_switched", kuw_idle[1]);
+	kuw_lookup_range("call_on_irq_stack", kuw_irq_call);
+	kuw_lookup_range("secondary_startup", kuw_idle[0]);
+	kuw_lookup_range("__primary_switched", kuw_idle[1]);
 	kuw_kernel_text = (void *)kuw_lookup_name("__kernel_text_address");
 	kuw_a64_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_a64_tramp[0])

@@ -57,21 +57,6 @@ static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
 static unsigned long kuw_init_text[2];		/* vmlinux init text */
 unsigned long kuw_x86_tramp[2];
 
-/* [start, end) of the function holding @name, from kallsyms. */
-static void kuw_func_range(const char *name, unsigned long *range)
-{
-	static int (*size_off)(unsigned long addr, unsigned long *size,
-			       unsigned long *off);
-	unsigned long size, off;
-
-	if (!size_off)
-		size_off = (void *)kuw_lookup_name("kallsyms_lookup_size_offset");
-	range[0] = kuw_lookup_name(name);
-	range[1] = 0;
-	if (range[0] && size_off && size_off(range[0], &size, &off) && !off)
-		range[1] = range[0] + size;
-}
-
 /**
  * kuw_arch_init() - find what the x86 unwinder needs from the kernel
  *
@@ -91,8 +76,8 @@ int kuw_arch_init(void)
 	kuw_init_text[0] = kuw_lookup_name("_sinittext");
 	kuw_init_text[1] = kuw_lookup_name("_einittext");
 	/* .Lafter_lret lies in the _no_verify part: both, as one range */
-	kuw_func_range("secondary_startup_64", kuw_idle_start);
-	kuw_func_range("secondary_startup_64_no_verify", no_verify);
+	kuw_lookup_range("secondary_startup_64", kuw_idle_start);
+	kuw_lookup_range("secondary_startup_64_no_verify", no_verify);
 	if (kuw_idle_start[0] && no_verify[1] > kuw_idle_start[0])
 		kuw_idle_start[1] = max(kuw_idle_start[1], no_verify[1]);
 	kuw_kernel_text = (void *)kuw_lookup_name("__kernel_text_address");

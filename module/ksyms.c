@@ -35,6 +35,7 @@ unsigned long kuw_lookup_name(const char *name)
 }
 
 static void (*kuw_put_task_stack_fn)(struct task_struct *task);
+static bool (*kuw_kernel_text_fn)(unsigned long addr);
 
 /**
  * kuw_ksyms_init() - look up the unexported functions kunwind calls
@@ -44,7 +45,22 @@ static void (*kuw_put_task_stack_fn)(struct task_struct *task);
 int kuw_ksyms_init(void)
 {
 	kuw_put_task_stack_fn = (void *)kuw_lookup_name("put_task_stack");
+	kuw_kernel_text_fn = (void *)kuw_lookup_name("__kernel_text_address");
 	return 0;
+}
+
+/**
+ * kuw_kernel_text() - __kernel_text_address(), not exported to modules
+ * @addr: an address
+ *
+ * Kernel and module text, and text that exists at run time only (BPF JIT
+ * images, ftrace trampolines, kprobe slots).
+ *
+ * Return: true for kernel text; false when unknown.
+ */
+bool kuw_kernel_text(unsigned long addr)
+{
+	return kuw_kernel_text_fn && kuw_kernel_text_fn(addr);
 }
 
 /**

@@ -58,6 +58,7 @@ unsigned long kuw_lookup_name(const char *name);
 void kuw_lookup_range(const char *name, unsigned long *range);
 int kuw_ksyms_init(void);
 void kuw_put_task_stack(struct task_struct *task);
+bool kuw_kernel_text(unsigned long addr);
 
 /* registry.c */
 extern struct list_head kuw_entries;	/* RCU list of struct kuw_entry */

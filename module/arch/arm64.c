@@ -39,9 +39,7 @@ static unsigned long kuw_overflow_stack;	/* per-CPU array */
 static unsigned long kuw_entry_text[2];	/* [start, end) */
 static unsigned long kuw_irq_call[2];	/* call_on_irq_stack */
 static unsigned long kuw_idle[2][2];	/* bottoms of idle tasks */
-static unsigned long kuw_init_text[2];
 static unsigned long kuw_kimage[2];	/* [_text, _end) */
-static bool (*kuw_kernel_text)(unsigned long addr);
 static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
 				      unsigned long ret, unsigned long *retp);
 static unsigned long (*kuw_kretprobe_ret)(struct task_struct *task, void *fp,
@@ -61,14 +59,11 @@ int kuw_arch_init(void)
 		pr_warn("irq_stack_ptr not found: IRQ stacks are not walked\n");
 	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
-	kuw_init_text[0] = kuw_lookup_name("_sinittext");
-	kuw_init_text[1] = kuw_lookup_name("_einittext");
 	kuw_kimage[0] = kuw_lookup_name("_text");
 	kuw_kimage[1] = kuw_lookup_name("_end");
 	kuw_lookup_range("call_on_irq_stack", kuw_irq_call);
 	kuw_lookup_range("secondary_startup", kuw_idle[0]);
 	kuw_lookup_range("__primary_switched", kuw_idle[1]);
-	kuw_kernel_text = (void *)kuw_lookup_name("__kernel_text_address");
 	kuw_a64_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_a64_tramp[0])
 		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
@@ -278,17 +273,16 @@ void kuw_a64_ret_addr(struct kunwind_state *s)
  *
  * Return: 0 to keep the frame (kernel text without tables: BPF, ftrace
  * trampolines, kprobe slots), -KUW_E_END for an idle task's return into
- * freed init text, or -KUW_E_BADRA.
+ * its start code, or -KUW_E_BADRA.
  */
 int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
 {
 	u64 look = s->signal ? pc : pc - 1;
 
 	if (is_idle_task(s->task) &&
-	    (kuw_in(kuw_init_text, look) || kuw_in(kuw_idle[0], look) ||
-	     kuw_in(kuw_idle[1], look)))
+	    (kuw_in(kuw_idle[0], look) || kuw_in(kuw_idle[1], look)))
 		return -KUW_E_END;
-	if (kuw_kernel_text && kuw_kernel_text(pc)) {
+	if (kuw_kernel_text(pc)) {
 		s->ahead_ok = false;
 		return 0;
 	}

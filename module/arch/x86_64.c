@@ -10,8 +10,9 @@
  * is crossed without the kernel's unwinder:
  *   - the bottom of a task stack: a frame without unwind info whose sp is
  *     the task's top pt_regs (syscall entry, ret_from_fork) is the end;
- *     so are an idle task's secondary_startup_64 and the boot CPU's
- *     start_kernel chain, whose init text is freed after boot;
+ *     so is an idle task's secondary_startup_64 (the boot CPU's idle
+ *     task gets there through start_kernel's chain: vmlinux keeps the
+ *     rows of its init text, see registry.c);
  *   - a return address into entry text, right after a call: every
  *     idtentry, the NMI and syscall entries call their C handler with
  *     sp = the pt_regs they built (entry_64.S "movq %rsp, %rdi; call").
@@ -51,10 +52,8 @@ static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
 				      unsigned long ret, unsigned long *retp);
 static unsigned long (*kuw_rethook_ret)(struct task_struct *task,
 					unsigned long frame, void *cur);
-static bool (*kuw_kernel_text)(unsigned long addr);
 static unsigned long kuw_entry_text[2];		/* [start, end) */
 static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
-static unsigned long kuw_init_text[2];		/* vmlinux init text */
 unsigned long kuw_x86_tramp[2];
 
 /**
@@ -73,14 +72,11 @@ int kuw_arch_init(void)
 		pr_warn("get_stack_info not found: only task stacks are walked\n");
 	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
-	kuw_init_text[0] = kuw_lookup_name("_sinittext");
-	kuw_init_text[1] = kuw_lookup_name("_einittext");
 	/* .Lafter_lret lies in the _no_verify part: both, as one range */
 	kuw_lookup_range("secondary_startup_64", kuw_idle_start);
 	kuw_lookup_range("secondary_startup_64_no_verify", no_verify);
 	if (kuw_idle_start[0] && no_verify[1] > kuw_idle_start[0])
 		kuw_idle_start[1] = max(kuw_idle_start[1], no_verify[1]);
-	kuw_kernel_text = (void *)kuw_lookup_name("__kernel_text_address");
 	kuw_x86_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_x86_tramp[0])
 		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
@@ -297,18 +293,14 @@ bool kuw_arch_at_end(const struct kunwind_state *s)
  *
  * Code that exists at run time only (BPF JIT, ftrace trampolines, kprobe
  * slots) is kernel text without tables: the frame is kept, its step will
- * be by frame pointer.  An idle task's return into the boot CPU's freed
- * init text (start_kernel's chain) is its end.
+ * be by frame pointer.  (vmlinux's freed init text, where the boot CPU's
+ * idle task returns, is in the registry: its rows are kept.)
  *
- * Return: 0 to keep the frame, -KUW_E_END, or -KUW_E_BADRA.
+ * Return: 0 to keep the frame, or -KUW_E_BADRA.
  */
 int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
 {
-	u64 look = s->signal ? pc : pc - 1;
-
-	if (is_idle_task(s->task) && kuw_in(kuw_init_text, look))
-		return -KUW_E_END;
-	if (kuw_kernel_text && kuw_kernel_text(pc)) {
+	if (kuw_kernel_text(pc)) {
 		s->ahead_ok = false;
 		return 0;
 	}
@@ -432,7 +424,7 @@ static bool kuw_after_call(u64 ra)
 {
 	u8 insn[6];
 
-	if (!kuw_kernel_text || !kuw_kernel_text(ra) ||
+	if (!kuw_kernel_text(ra) ||
 	    copy_from_kernel_nofault(insn, (void *)(unsigned long)(ra - 6), 6))
 		return false;
 	return insn[1] == 0xe8 ||				/* call rel32 */

@@ -21,7 +21,8 @@ FUZZ_SECONDS ?= 10
 
 ENGINE_SRC := $(addprefix module/engine/,$(addsuffix .c,$(KUW_ENGINE)))
 ENGINE_HDR := $(wildcard include/kunwind/*.h module/engine/*.h tools/*.h)
-TOOL_SRC := $(filter-out tools/kunwind-dump.c,$(wildcard tools/*.c))
+TOOL_SRC := $(filter-out tools/kunwind-dump.c tools/load.c,$(wildcard tools/*.c))
+DUMP_SRC := tools/kunwind-dump.c tools/load.c
 TEST_SRC := $(wildcard tests/*.c)
 
 HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -35,13 +36,13 @@ CC ?= cc
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-$(B)/kunwind-dump: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+$(B)/kunwind-dump: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
-	$(CC) $(HOST_CFLAGS) -O2 -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+	$(CC) $(HOST_CFLAGS) -O2 -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
-$(B)/kunwind-dump-asan: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+$(B)/kunwind-dump-asan: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
-	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
 $(B)/tests/runner: $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR) tests/kt.h
 	@mkdir -p $(B)/tests

@@ -8,6 +8,8 @@
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make tools          build/kunwind-dump
+#   make install-loader kunwind-dump + the udev rule that loads stock-kernel
+#                       tables from the debug package (root)
 #   make test-host      host unit and differential tests (ASan+UBSan)
 #   make fuzz           libFuzzer targets (FUZZ_SECONDS each)
 #   make bench-host     host benchmark against readelf
@@ -31,7 +33,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 lint
+	check-arm64 lint install-loader
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -49,6 +51,9 @@ $(B)/tests/runner: $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR) tests/kt.
 	$(CC) $(HOST_CFLAGS) -Itests -O1 $(SAN) -Wa,--gsframe -o $@ $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
 tools: $(B)/kunwind-dump
+
+install-loader:
+	scripts/install-loader.sh
 
 # The runner carries .sframe too (-Wa,--gsframe): tests unwind it.
 # Host tests: unit tests (runner), the differential tests against

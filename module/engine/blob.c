@@ -259,13 +259,16 @@ static bool blob_desc_ok(const struct kuw_blob *b)
 {
 	u8 owner[KUW_BLOB_OWNER_MAX] = { 0 };
 	const char *z = memchr(b->owner, 0, sizeof(b->owner));
+	bool is_vmlinux;
 
 	if (!z)
 		return false;
 	memcpy(owner, b->owner, z - b->owner);
 	if (!blob_name_ok(owner, sizeof(owner), b->kind == KUW_BLOB_MODULE))
 		return false;
-	if ((b->kind == KUW_BLOB_VMLINUX) != !strcmp(b->owner, "vmlinux"))
+	is_vmlinux = !strcmp(b->owner, "vmlinux");
+	if (is_vmlinux ? b->kind != KUW_BLOB_VMLINUX :
+	    b->kind != KUW_BLOB_MODULE)
 		return false;
 	if (b->obj.arch != KUW_ARCH_X86_64 && b->obj.arch != KUW_ARCH_ARM64)
 		return false;

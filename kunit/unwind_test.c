@@ -548,21 +548,31 @@ static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
 
 /*
  * A blob made from the kernel's own .eh_frame, with the running kernel's
- * build id, is well formed: loading it must still be refused because the
- * kernel has that table already (-EEXIST); with a build id of another
+ * build id, as if the kernel had been linked 16 MiB lower (stext, text
+ * range and section address all moved): while the kernel has that table,
+ * loading it is refused (-EEXIST); so it is with a build id of another
  * kernel (-ESTALE), with a byte of its section flipped (-EBADMSG), as a
- * module blob of a module that is not loaded (-ENOENT).  Each refusal
- * leaves the rules as they were.
+ * module blob of a module that is not loaded (-ENOENT), and each refusal
+ * leaves the rules as they were.  Once the table is dropped the blob loads,
+ * and kunwind moves it back by the offset it finds (run-time _stext minus
+ * the blob's): every row is where it was before.
  */
 static void kt_blob_refused(struct kunit *test)
 {
 	static const struct kuw_blob_sect sect = { ".text", 0x10000, 0x1000 };
-	unsigned long pc = (unsigned long)stack_trace_save + 0x10;
+	const u64 delta = 16ULL << 20;
+	unsigned long pcs[] = {
+		(unsigned long)kunit_kmalloc_array,
+		(unsigned long)kunit_kmalloc_array + 5,
+		(unsigned long)stack_trace_save,
+		(unsigned long)stack_trace_save + 0x10,
+		(unsigned long)kthread_create_on_node + 7,
+	};
 	struct kunwind_rule_info *a, *b2;
 	struct kunwind_table_info info[4];
 	struct kuw_blob b = {};
-	u64 size;
-	u8 *buf;
+	u64 size, msize;
+	u8 *buf, *mbuf;
 	int n, i, eh = -1;
 
 	n = kunwind_tables_of("vmlinux", info, ARRAY_SIZE(info));
@@ -571,11 +581,14 @@ static void kt_blob_refused(struct kunit *test)
 			eh = i;
 	if (eh < 0)
 		kunit_skip(test, "the kernel keeps no .eh_frame");
-	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	a = kunit_kcalloc(test, ARRAY_SIZE(pcs), sizeof(*a), GFP_KERNEL);
 	b2 = kunit_kzalloc(test, sizeof(*b2), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b2);
-	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pc, KUW_SRC_EH_FRAME, a), 0);
+	for (i = 0; i < ARRAY_SIZE(pcs); i++)
+		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
+							  KUW_SRC_EH_FRAME,
+							  &a[i]), 0);
 
 	strscpy(b.owner, "vmlinux", sizeof(b.owner));
 	KUNIT_ASSERT_EQ(test, kt_kernel_build_id(test, b.build_id, &b.id_len),
@@ -583,12 +596,12 @@ static void kt_blob_refused(struct kunit *test)
 	b.kind = KUW_BLOB_VMLINUX;
 	b.obj.arch = KUW_ARCH_X86_64;
 	b.src = KUW_SRC_EH_FRAME;
-	b.stext = info[eh].text_start;
+	b.stext = info[eh].text_start - delta;
 	b.obj.text_start = b.stext;
-	b.obj.text_end = info[eh].text_end;
+	b.obj.text_end = b.stext + (256ULL << 20);
 	b.sec.data = (const u8 *)(unsigned long)info[eh].sec_addr;
 	b.sec.size = info[eh].sec_size;
-	b.sec.addr = info[eh].sec_addr;
+	b.sec.addr = info[eh].sec_addr - delta;
 	size = kuw_blob_size(0, b.sec.size);
 	KUNIT_ASSERT_GT(test, size, 0ULL);
 	buf = kunit_kmalloc(test, size, GFP_KERNEL);
@@ -604,27 +617,51 @@ static void kt_blob_refused(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
 	buf[size - b.sec.size + 100] ^= 0xff;
 	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EBADMSG);
+	buf[size - b.sec.size + 100] ^= 0xff;
 
-	/* a module blob needs a .debug_frame; its bytes are never reached */
-	b.kind = KUW_BLOB_MODULE;
-	strscpy(b.owner, "kunwind_no_such_module", sizeof(b.owner));
-	b.src = KUW_SRC_DEBUG_FRAME;
-	b.stext = 0;
-	b.obj.text_start = 0x10000;
-	b.obj.text_end = 0x20000;
-	b.sec.addr = 0;
-	b.nsect = 1;
-	b.sect = &sect;
-	size = kuw_blob_size(1, b.sec.size);
-	buf = kunit_kmalloc(test, size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
-	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -ENOENT);
+	{
+		/* a module blob needs a .debug_frame; never reached here */
+		struct kuw_blob m = b;
 
-	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pc, KUW_SRC_EH_FRAME, b2), 0);
-	KUNIT_EXPECT_EQ(test, b2->row_pc, a->row_pc);
-	KUNIT_EXPECT_EQ(test, memcmp(&b2->rule, &a->rule,
-				     kuw_rule_size(&a->rule)), 0);
+		m.kind = KUW_BLOB_MODULE;
+		strscpy(m.owner, "kunwind_no_such_module", sizeof(m.owner));
+		m.src = KUW_SRC_DEBUG_FRAME;
+		m.stext = 0;
+		m.obj.text_start = 0x10000;
+		m.obj.text_end = 0x20000;
+		m.sec.addr = 0;
+		m.nsect = 1;
+		m.sect = &sect;
+		msize = kuw_blob_size(1, m.sec.size);
+		mbuf = kunit_kmalloc(test, msize, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, mbuf);
+		KUNIT_ASSERT_EQ(test, kuw_blob_write(&m, mbuf, msize), 0);
+		KUNIT_EXPECT_EQ(test, kunwind_load_blob(mbuf, msize), -ENOENT);
+	}
+	for (i = 0; i < ARRAY_SIZE(pcs); i++) {
+		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
+							  KUW_SRC_EH_FRAME,
+							  b2), 0);
+		KUNIT_EXPECT_EQ(test, b2->row_pc, a[i].row_pc);
+	}
+
+	/* dropped, then given back by the blob: the same rows */
+	KUNIT_ASSERT_EQ(test, kunwind_drop_table("vmlinux", KUW_SRC_EH_FRAME),
+			0);
+	KUNIT_EXPECT_EQ(test, kunwind_drop_table("vmlinux", KUW_SRC_EH_FRAME),
+			-ENOENT);
+	KUNIT_EXPECT_NE(test, kunwind_rule_for_pc(pcs[0], KUW_SRC_EH_FRAME, b2),
+			0);
+	KUNIT_ASSERT_EQ(test, kunwind_load_blob(buf, size), 0);
+	for (i = 0; i < ARRAY_SIZE(pcs); i++) {
+		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
+							  KUW_SRC_EH_FRAME,
+							  b2), 0);
+		KUNIT_EXPECT_EQ(test, b2->row_pc, a[i].row_pc);
+		KUNIT_EXPECT_EQ(test, memcmp(&b2->rule, &a[i].rule,
+					     kuw_rule_size(&a[i].rule)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EEXIST);
 }
 
 /* ---- rules ---- */

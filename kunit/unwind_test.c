@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
@@ -516,17 +517,47 @@ static void kt_regs_sframe(struct kunit *test)
 	kt_regs_case(test, KUW_SRC_SFRAME);
 }
 
-/* ---- a vmlinux blob moved by a KASLR-like offset ---- */
+/* ---- blobs the kernel must refuse ---- */
+
+/* The running kernel's build id, as /sys/kernel/notes gives it. */
+static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
+{
+	const u8 *p;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	u32 len;
+	u8 *buf;
+
+	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	f = filp_open("/sys/kernel/notes", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, 4096, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kuw_note_build_id(buf, n, &p, &len))
+		return -ENOENT;
+	memcpy(id, p, len);
+	*id_len = len;
+	return 0;
+}
 
 /*
- * Make a blob from the kernel's own .eh_frame as if the kernel had been
- * linked 16 MiB lower (stext, text range and section address all moved),
- * load it as debugfs kunwind/load does: kunwind must move it back by the
- * offset it finds (run-time _stext minus the blob's), so every row is
- * where it was before.
+ * A blob made from the kernel's own .eh_frame, with the running kernel's
+ * build id, as if the kernel had been linked 16 MiB lower (stext, text
+ * range and section address all moved): while the kernel has that table,
+ * loading it is refused (-EEXIST); so it is with a build id of another
+ * kernel (-ESTALE), with a byte of its section flipped (-EBADMSG), as a
+ * module blob of a module that is not loaded (-ENOENT), and each refusal
+ * leaves the rules as they were.  Once the table is dropped the blob loads,
+ * and kunwind moves it back by the offset it finds (run-time _stext minus
+ * the blob's): every row is where it was before.
  */
-static void kt_blob_kaslr(struct kunit *test)
+static void kt_blob_refused(struct kunit *test)
 {
+	static const struct kuw_blob_sect sect = { ".text", 0x10000, 0x1000 };
 	const u64 delta = 16ULL << 20;
 	unsigned long pcs[] = {
 		(unsigned long)kunit_kmalloc_array,
@@ -538,8 +569,8 @@ static void kt_blob_kaslr(struct kunit *test)
 	struct kunwind_rule_info *a, *b2;
 	struct kunwind_table_info info[4];
 	struct kuw_blob b = {};
-	u64 size;
-	u8 *buf;
+	u64 size, msize;
+	u8 *buf, *mbuf;
 	int n, i, eh = -1;
 
 	n = kunwind_tables_of("vmlinux", info, ARRAY_SIZE(info));
@@ -557,7 +588,10 @@ static void kt_blob_kaslr(struct kunit *test)
 							  KUW_SRC_EH_FRAME,
 							  &a[i]), 0);
 
-	b.obj.owner = "vmlinux";
+	strscpy(b.owner, "vmlinux", sizeof(b.owner));
+	KUNIT_ASSERT_EQ(test, kt_kernel_build_id(test, b.build_id, &b.id_len),
+			0);
+	b.kind = KUW_BLOB_VMLINUX;
 	b.obj.arch = KT_ARCH;
 	b.src = KUW_SRC_EH_FRAME;
 	b.stext = info[eh].text_start - delta;
@@ -566,14 +600,57 @@ static void kt_blob_kaslr(struct kunit *test)
 	b.sec.data = (const u8 *)(unsigned long)info[eh].sec_addr;
 	b.sec.size = info[eh].sec_size;
 	b.sec.addr = info[eh].sec_addr - delta;
-	size = kuw_blob_size(b.sec.size);
+	size = kuw_blob_size(0, b.sec.size);
 	KUNIT_ASSERT_GT(test, size, 0ULL);
 	buf = kunit_kmalloc(test, size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EEXIST);
 
+	b.build_id[0] ^= 0xff;
+	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -ESTALE);
+	b.build_id[0] ^= 0xff;
+
+	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	buf[size - b.sec.size + 100] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EBADMSG);
+	buf[size - b.sec.size + 100] ^= 0xff;
+
+	{
+		/* a module blob needs a .debug_frame; never reached here */
+		struct kuw_blob m = b;
+
+		m.kind = KUW_BLOB_MODULE;
+		strscpy(m.owner, "kunwind_no_such_module", sizeof(m.owner));
+		m.src = KUW_SRC_DEBUG_FRAME;
+		m.stext = 0;
+		m.obj.text_start = 0x10000;
+		m.obj.text_end = 0x20000;
+		m.sec.addr = 0;
+		m.nsect = 1;
+		m.sect = &sect;
+		msize = kuw_blob_size(1, m.sec.size);
+		mbuf = kunit_kmalloc(test, msize, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, mbuf);
+		KUNIT_ASSERT_EQ(test, kuw_blob_write(&m, mbuf, msize), 0);
+		KUNIT_EXPECT_EQ(test, kunwind_load_blob(mbuf, msize), -ENOENT);
+	}
+	for (i = 0; i < ARRAY_SIZE(pcs); i++) {
+		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
+							  KUW_SRC_EH_FRAME,
+							  b2), 0);
+		KUNIT_EXPECT_EQ(test, b2->row_pc, a[i].row_pc);
+	}
+
+	/* dropped, then given back by the blob: the same rows */
+	KUNIT_ASSERT_EQ(test, kunwind_drop_table("vmlinux", KUW_SRC_EH_FRAME),
+			0);
+	KUNIT_EXPECT_EQ(test, kunwind_drop_table("vmlinux", KUW_SRC_EH_FRAME),
+			-ENOENT);
+	KUNIT_EXPECT_NE(test, kunwind_rule_for_pc(pcs[0], KUW_SRC_EH_FRAME, b2),
+			0);
 	KUNIT_ASSERT_EQ(test, kunwind_load_blob(buf, size), 0);
-
 	for (i = 0; i < ARRAY_SIZE(pcs); i++) {
 		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
 							  KUW_SRC_EH_FRAME,
@@ -582,12 +659,7 @@ static void kt_blob_kaslr(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, memcmp(&b2->rule, &a[i].rule,
 					     kuw_rule_size(&a[i].rule)), 0);
 	}
-	/* the same blob with one byte of its section flipped: refused whole */
-	buf[KUW_BLOB_HDR_SIZE + 100] ^= 0xff;
-	KUNIT_EXPECT_LT(test, kunwind_load_blob(buf, size), 0);
-	KUNIT_EXPECT_EQ(test, kunwind_rule_for_pc(pcs[0], KUW_SRC_EH_FRAME, b2),
-			0);
-	KUNIT_EXPECT_EQ(test, b2->row_pc, a[0].row_pc);
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EEXIST);
 }
 
 /* ---- rules ---- */
@@ -824,7 +896,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_nmi_context),
 	KUNIT_CASE(kt_regs_eh_frame),
 	KUNIT_CASE(kt_regs_sframe),
-	KUNIT_CASE(kt_blob_kaslr),
+	KUNIT_CASE(kt_blob_refused),
 	KUNIT_CASE(kt_rules_entry),
 	KUNIT_CASE(kt_rules_big_frame),
 	KUNIT_CASE(kt_bad_pc),

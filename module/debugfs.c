@@ -13,10 +13,13 @@
  *              and the reliable flag.  Each open file has its own result.
  *   stats      lookups, frames, unwinds, ORC-stepped frames, table load
  *              failures, and a counter for each stop reason
- *   load       write a vmlinux blob (kunwind-dump export); it is applied by
- *              the write that completes it, or refused whole
- * A bad write returns -EINVAL and logs one rate-limited line; nothing is
- * half-applied.
+ *   load       write a vmlinux or module blob (kunwind-dump export); it is
+ *              applied by the write that completes it, or refused whole
+ *              with the reason's errno (see kuw_blob_apply())
+ *   unload     write "OWNER SECTION" (e.g. "vmlinux eh_frame"): that table
+ *              is dropped, so that a blob may replace it
+ * A bad write returns -EINVAL (load, unload: the reason's errno) and logs
+ * one rate-limited line; nothing is half-applied.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -495,7 +498,6 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
 	struct kuw_load *l = file->private_data;
-	struct kuw_diag d = {};
 	size_t need;
 	int ret;
 
@@ -514,14 +516,20 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(l->buf + l->len, ubuf, need))
 		return -EFAULT;
 	l->len += need;
+	if (l->len >= sizeof(KUW_BLOB_MAGIC) &&
+	    l->len - need < sizeof(KUW_BLOB_MAGIC) &&
+	    memcmp(l->buf, KUW_BLOB_MAGIC, sizeof(KUW_BLOB_MAGIC))) {
+		l->done = true;
+		kuw_bad("load", "not a blob (bad magic)");
+		return -EINVAL;
+	}
 	if (l->len == KUW_BLOB_HDR_SIZE && l->want == KUW_BLOB_HDR_SIZE) {
-		u32 sec = get_unaligned_le32(l->buf + KUW_BLOB_OFF_SEC_SIZE);
-		u64 total = kuw_blob_size(sec);
+		size_t total = kuw_blob_total(l->buf);
 		u8 *nb;
 
-		if (!total || sec > KUW_BLOB_MAX_SEC) {
+		if (!total) {
 			l->done = true;
-			kuw_bad("load", "bad section size %u in the header", sec);
+			kuw_bad("load", "bad section or map size in the header");
 			return -EINVAL;
 		}
 		nb = kvmalloc(total, GFP_KERNEL);
@@ -548,19 +556,54 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 	if (l->len < l->want)
 		return len;
 	l->done = true;
-	ret = kuw_registry_load_blob(l->buf, l->len, &d);
-	if (ret) {
-		kuw_bad("load", "blob refused: %s at %s+0x%llx",
-			kuw_strerror(d.err ? d.err : ret),
-			d.section ? d.section : "blob",
-			(unsigned long long)d.off);
-		return -EINVAL;
-	}
+	ret = kuw_blob_apply(l->buf, l->len);
+	if (ret)
+		return ret;
 	l->buf = NULL;		/* the registry owns it now */
-	pr_info("vmlinux table loaded from blob (%zu bytes)\n",
-		l->len);
 	return len;
 }
+
+/* ---- unload ---- */
+
+static ssize_t kuw_unload_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char *buf, *p, *owner, *sec;
+	u8 src;
+	int ret;
+
+	buf = memdup_user_nul(ubuf, min_t(size_t, len, 127));
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	p = strim(buf);
+	owner = strsep(&p, " \t");
+	sec = p ? strim(p) : NULL;
+	ret = -EINVAL;
+	if (!owner || !*owner || !sec || kuw_parse_src(sec, &src) ||
+	    src >= KUW_SRC__COUNT) {
+		kuw_bad("unload", "expected OWNER eh_frame|debug_frame|sframe");
+		goto out;
+	}
+	ret = kuw_registry_drop_table(owner, src);
+	if (ret) {
+		kuw_bad("unload", "%s %s: %s", owner, kuw_src_name(src),
+			kuw_strerror(ret));
+		ret = kunwind_errno(ret);
+		goto out;
+	}
+	pr_info("%s: %s table dropped\n", owner, kuw_src_section(src));
+	ret = len;
+out:
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations kuw_unload_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.write = kuw_unload_write,
+	.llseek = no_llseek,
+};
 
 static const struct file_operations kuw_load_fops = {
 	.owner = THIS_MODULE,
@@ -585,6 +628,7 @@ int kuw_debugfs_init(void)
 	debugfs_create_file("rules", 0600, kuw_dir, NULL, &kuw_rules_fops);
 	debugfs_create_file("backtrace", 0600, kuw_dir, NULL, &kuw_bt_fops);
 	debugfs_create_file("load", 0200, kuw_dir, NULL, &kuw_load_fops);
+	debugfs_create_file("unload", 0200, kuw_dir, NULL, &kuw_unload_fops);
 	return 0;
 }
 

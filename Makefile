@@ -39,6 +39,11 @@ $(B)/kunwind-dump: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
 	$(CC) $(HOST_CFLAGS) -O2 -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
 
+# Static, for guests without a libc (the stock-kernel bed's initramfs).
+$(B)/kunwind-dump-static: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+	@mkdir -p $(B)
+	$(CC) $(HOST_CFLAGS) -O2 -static -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+
 $(B)/kunwind-dump-asan: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
 	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)

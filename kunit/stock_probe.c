@@ -17,15 +17,17 @@
  * For each kunwind frame: how it was reached (state->how), the table whose
  * row stepped into it (state->table, "-" when ORC or none did), and the
  * table holding the row in force at its pc (kunwind_rule_for_pc()).  A
- * read of the file prints the last result:
+ * read of the file prints the last result (a frame's line cut in two here):
  *
  *   sym loop_configure+0x0 hits 3 pid 52 comm losetup
  *   kernel 7 error 0
  *   kernel 0 0xffffffffc0a1c0e1 loop_configure+0x1/0x4c0 [loop]
  *   ...
  *   any 7 stop end of stack reliable yes
- *   any 0 0xffffffffc0a1c0e1 loop_configure+0x1/0x4c0 [loop] how start via - row loop/debug_frame
- *   any 1 0xffffffffc0a1d2a3 lo_ioctl+0x1b3/0x7e0 [loop] how cfi via loop/debug_frame row loop/debug_frame
+ *   any 0 0xffffffffc0a1c0e1 loop_configure+0x1/0x4c0 [loop] how start
+ *         via - row loop/debug_frame
+ *   any 1 0xffffffffc0a1d2a3 lo_ioctl+0x1b3/0x7e0 [loop] how cfi
+ *         via loop/debug_frame row loop/debug_frame
  *   ...
  *
  * The guest (scripts/init/stock.sh) compares the pcs with the kernel's and

@@ -8,6 +8,8 @@
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make tools          build/kunwind-dump
+#   make install-loader kunwind-dump + the udev rule that loads stock-kernel
+#                       tables from the debug package (root)
 #   make test-host      host unit and differential tests (ASan+UBSan)
 #   make fuzz           libFuzzer targets (FUZZ_SECONDS each)
 #   make bench-host     host benchmark against readelf
@@ -21,7 +23,8 @@ FUZZ_SECONDS ?= 10
 
 ENGINE_SRC := $(addprefix module/engine/,$(addsuffix .c,$(KUW_ENGINE)))
 ENGINE_HDR := $(wildcard include/kunwind/*.h module/engine/*.h tools/*.h)
-TOOL_SRC := $(filter-out tools/kunwind-dump.c,$(wildcard tools/*.c))
+TOOL_SRC := $(filter-out tools/kunwind-dump.c tools/load.c,$(wildcard tools/*.c))
+DUMP_SRC := tools/kunwind-dump.c tools/load.c
 TEST_SRC := $(wildcard tests/*.c)
 
 HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -30,29 +33,32 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 lint
+	check-arm64 lint install-loader
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-$(B)/kunwind-dump: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+$(B)/kunwind-dump: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
-	$(CC) $(HOST_CFLAGS) -O2 -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+	$(CC) $(HOST_CFLAGS) -O2 -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
 # Static, for guests without a libc (the stock-kernel bed's initramfs).
-$(B)/kunwind-dump-static: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+$(B)/kunwind-dump-static: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
-	$(CC) $(HOST_CFLAGS) -O2 -static -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+	$(CC) $(HOST_CFLAGS) -O2 -static -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
-$(B)/kunwind-dump-asan: tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+$(B)/kunwind-dump-asan: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
-	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ tools/kunwind-dump.c $(TOOL_SRC) $(ENGINE_SRC)
+	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
 $(B)/tests/runner: $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR) tests/kt.h
 	@mkdir -p $(B)/tests
 	$(CC) $(HOST_CFLAGS) -Itests -O1 $(SAN) -Wa,--gsframe -o $@ $(TEST_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
 tools: $(B)/kunwind-dump
+
+install-loader:
+	scripts/install-loader.sh
 
 # The runner carries .sframe too (-Wa,--gsframe): tests unwind it.
 # Host tests: unit tests (runner), the differential tests against

@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
@@ -518,25 +519,45 @@ static void kt_regs_sframe(struct kunit *test)
 	kt_regs_case(test, KUW_SRC_SFRAME);
 }
 
-/* ---- a vmlinux blob moved by a KASLR-like offset ---- */
+/* ---- blobs the kernel must refuse ---- */
+
+/* The running kernel's build id, as /sys/kernel/notes gives it. */
+static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
+{
+	const u8 *p;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	u32 len;
+	u8 *buf;
+
+	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	f = filp_open("/sys/kernel/notes", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, 4096, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kuw_note_build_id(buf, n, &p, &len))
+		return -ENOENT;
+	memcpy(id, p, len);
+	*id_len = len;
+	return 0;
+}
 
 /*
- * Make a blob from the kernel's own .eh_frame as if the kernel had been
- * linked 16 MiB lower (stext, text range and section address all moved),
- * load it as debugfs kunwind/load does: kunwind must move it back by the
- * offset it finds (run-time _stext minus the blob's), so every row is
- * where it was before.
+ * A blob made from the kernel's own .eh_frame, with the running kernel's
+ * build id, is well formed: loading it must still be refused because the
+ * kernel has that table already (-EEXIST); with a build id of another
+ * kernel (-ESTALE), with a byte of its section flipped (-EBADMSG), as a
+ * module blob of a module that is not loaded (-ENOENT).  Each refusal
+ * leaves the rules as they were.
  */
-static void kt_blob_kaslr(struct kunit *test)
+static void kt_blob_refused(struct kunit *test)
 {
-	const u64 delta = 16ULL << 20;
-	unsigned long pcs[] = {
-		(unsigned long)kunit_kmalloc_array,
-		(unsigned long)kunit_kmalloc_array + 5,
-		(unsigned long)stack_trace_save,
-		(unsigned long)stack_trace_save + 0x10,
-		(unsigned long)kthread_create_on_node + 7,
-	};
+	static const struct kuw_blob_sect sect = { ".text", 0x10000, 0x1000 };
+	unsigned long pc = (unsigned long)stack_trace_save + 0x10;
 	struct kunwind_rule_info *a, *b2;
 	struct kunwind_table_info info[4];
 	struct kuw_blob b = {};
@@ -550,46 +571,60 @@ static void kt_blob_kaslr(struct kunit *test)
 			eh = i;
 	if (eh < 0)
 		kunit_skip(test, "the kernel keeps no .eh_frame");
-	a = kunit_kcalloc(test, ARRAY_SIZE(pcs), sizeof(*a), GFP_KERNEL);
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	b2 = kunit_kzalloc(test, sizeof(*b2), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b2);
-	for (i = 0; i < ARRAY_SIZE(pcs); i++)
-		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
-							  KUW_SRC_EH_FRAME,
-							  &a[i]), 0);
+	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pc, KUW_SRC_EH_FRAME, a), 0);
 
-	b.obj.owner = "vmlinux";
+	strscpy(b.owner, "vmlinux", sizeof(b.owner));
+	KUNIT_ASSERT_EQ(test, kt_kernel_build_id(test, b.build_id, &b.id_len),
+			0);
+	b.kind = KUW_BLOB_VMLINUX;
 	b.obj.arch = KUW_ARCH_X86_64;
 	b.src = KUW_SRC_EH_FRAME;
-	b.stext = info[eh].text_start - delta;
+	b.stext = info[eh].text_start;
 	b.obj.text_start = b.stext;
-	b.obj.text_end = b.stext + (256ULL << 20);
+	b.obj.text_end = info[eh].text_end;
 	b.sec.data = (const u8 *)(unsigned long)info[eh].sec_addr;
 	b.sec.size = info[eh].sec_size;
-	b.sec.addr = info[eh].sec_addr - delta;
-	size = kuw_blob_size(b.sec.size);
+	b.sec.addr = info[eh].sec_addr;
+	size = kuw_blob_size(0, b.sec.size);
 	KUNIT_ASSERT_GT(test, size, 0ULL);
 	buf = kunit_kmalloc(test, size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EEXIST);
 
-	KUNIT_ASSERT_EQ(test, kunwind_load_blob(buf, size), 0);
+	b.build_id[0] ^= 0xff;
+	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -ESTALE);
+	b.build_id[0] ^= 0xff;
 
-	for (i = 0; i < ARRAY_SIZE(pcs); i++) {
-		KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pcs[i],
-							  KUW_SRC_EH_FRAME,
-							  b2), 0);
-		KUNIT_EXPECT_EQ(test, b2->row_pc, a[i].row_pc);
-		KUNIT_EXPECT_EQ(test, memcmp(&b2->rule, &a[i].rule,
-					     kuw_rule_size(&a[i].rule)), 0);
-	}
-	/* the same blob with one byte of its section flipped: refused whole */
-	buf[KUW_BLOB_HDR_SIZE + 100] ^= 0xff;
-	KUNIT_EXPECT_LT(test, kunwind_load_blob(buf, size), 0);
-	KUNIT_EXPECT_EQ(test, kunwind_rule_for_pc(pcs[0], KUW_SRC_EH_FRAME, b2),
-			0);
-	KUNIT_EXPECT_EQ(test, b2->row_pc, a[0].row_pc);
+	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	buf[size - b.sec.size + 100] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -EBADMSG);
+
+	/* a module blob needs a .debug_frame; its bytes are never reached */
+	b.kind = KUW_BLOB_MODULE;
+	strscpy(b.owner, "kunwind_no_such_module", sizeof(b.owner));
+	b.src = KUW_SRC_DEBUG_FRAME;
+	b.stext = 0;
+	b.obj.text_start = 0x10000;
+	b.obj.text_end = 0x20000;
+	b.sec.addr = 0;
+	b.nsect = 1;
+	b.sect = &sect;
+	size = kuw_blob_size(1, b.sec.size);
+	buf = kunit_kmalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kuw_blob_write(&b, buf, size), 0);
+	KUNIT_EXPECT_EQ(test, kunwind_load_blob(buf, size), -ENOENT);
+
+	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(pc, KUW_SRC_EH_FRAME, b2), 0);
+	KUNIT_EXPECT_EQ(test, b2->row_pc, a->row_pc);
+	KUNIT_EXPECT_EQ(test, memcmp(&b2->rule, &a->rule,
+				     kuw_rule_size(&a->rule)), 0);
 }
 
 /* ---- rules ---- */
@@ -838,7 +873,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_nmi_context),
 	KUNIT_CASE(kt_regs_eh_frame),
 	KUNIT_CASE(kt_regs_sframe),
-	KUNIT_CASE(kt_blob_kaslr),
+	KUNIT_CASE(kt_blob_refused),
 	KUNIT_CASE(kt_rules_entry),
 	KUNIT_CASE(kt_rules_big_frame),
 	KUNIT_CASE(kt_bad_pc),

@@ -1,75 +1,81 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tables of the kernel image from a blob (kunwind-dump export, written to
- * debugfs "load" or handed to kunwind_load_blob()): validated whole and
- * built before anything is published, so a bad blob changes nothing.
+ * Tables of the kernel image and of modules from blobs (kunwind-dump
+ * export, written to debugfs "load" or handed to kunwind_load_blob()):
+ * validated whole, checked against the running object's build id and built
+ * before anything is published, so a bad blob changes nothing.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
 #include "kunwind.h"
 #include "kunwind_internal.h"
 #include "kuw_arch.h"
 #include "blob.h"
 
-/**
- * kuw_registry_load_blob() - add the kernel image's table from a blob
- * @buf: the blob (vmalloc'ed; on success the registry owns it)
- * @len: its length
- * @d: where a rejection was found
- *
- * The blob is parsed and the table built and relocated before anything is
- * published: a bad blob changes nothing.  A new vmlinux entry replaces the
- * old one; the old one is freed after a grace period.
- *
- * Return: 0 or a negative enum kuw_err.
+/* The build id of the running kernel or of a loaded module, from sysfs. */
+static int kuw_blob_check_id(const struct kuw_blob *b, struct kuw_diag *d)
+{
+	char path[96];
+	const u8 *id;
+	u32 id_len;
+	ssize_t n;
+	u8 *notes;
+	int ret;
+
+	if (b->kind == KUW_BLOB_VMLINUX)
+		strscpy(path, "/sys/kernel/notes", sizeof(path));
+	else
+		snprintf(path, sizeof(path),
+			 "/sys/module/%s/notes/.note.gnu.build-id", b->owner);
+	notes = kmalloc(SZ_4K, GFP_KERNEL);
+	if (!notes)
+		return -KUW_E_NOMEM;
+	n = kuw_read_file(path, notes, SZ_4K);
+	ret = n > 0 ? kuw_note_build_id(notes, n, &id, &id_len) :
+		-KUW_E_NOINFO;
+	if (!ret && (id_len != b->id_len || memcmp(id, b->build_id, id_len)))
+		ret = -KUW_E_BUILDID;
+	kfree(notes);
+	if (ret)	/* no id to compare is a mismatch too */
+		return kuw_fail(d, "blob", KUW_BLOB_OFF_BUILD_ID,
+				KUW_E_BUILDID);
+	return 0;
+}
+
+/*
+ * Publish table @t of @src (backed by @buf) for @mod's entry (NULL:
+ * vmlinux): a copy of the entry takes every table over and adds @t; the
+ * old one is freed after a grace period.  A table of @src already there
+ * is not replaced: -KUW_E_EXISTS.
  */
-int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
+static int kuw_blob_publish(struct module *mod, int src, struct kuw_table *t,
+			    const u8 *buf, const struct kuw_blob *b, s64 delta,
+			    struct kuw_diag *d)
 {
 	struct kuw_entry *old, *e;
-	struct kuw_table *t = NULL;
-	struct kuw_blob b;
-	s64 delta;
-	int ret, i;
+	int i;
 
-	ret = kuw_blob_parse(buf, len, &b, d);
-	if (ret)
-		return ret;
-	if (b.obj.arch != KUW_ARCH_THIS)
-		return kuw_fail(d, "blob", KUW_BLOB_OFF_ARCH, KUW_E_INVAL);
-	if (!kuw_stext)
-		return kuw_fail(d, "blob", 0, KUW_E_INVAL);
-	delta = (s64)(kuw_stext - b.stext);
-	/* the blob's text must be this kernel's text once moved */
-	if (b.obj.text_start + delta > kuw_stext ||
-	    b.obj.text_end + delta < kuw_etext)
-		return kuw_fail(d, "blob", KUW_BLOB_OFF_TEXT_START,
-				KUW_E_BADRANGE);
-	ret = kuw_table_build(&b.obj, b.src, &b.sec, &t, d);
-	if (ret)
-		return ret;
-	kuw_table_relocate(t, delta);
-
+	e = kuw_entry_alloc(b->owner);
+	if (!e)
+		return -KUW_E_NOMEM;
 	mutex_lock(&kuw_reg_mutex);
-	old = kuw_find_mod(NULL);
-	e = kuw_entry_alloc("vmlinux");
-	if (!old || !e) {
+	old = kuw_find_mod(mod);
+	if (!old || old->tab[src]) {
 		mutex_unlock(&kuw_reg_mutex);
 		kfree(e);
-		kuw_table_free(t);
-		return old ? -KUW_E_NOMEM : -KUW_E_INVAL;
+		return kuw_fail(d, "blob", old ? KUW_BLOB_OFF_SRC :
+				KUW_BLOB_OFF_OWNER,
+				old ? KUW_E_EXISTS : KUW_E_NOOWNER);
 	}
-	/*
-	 * The new entry takes over every table (and the blob backing it) but
-	 * the one of the blob's source; the old entry keeps that one and
-	 * frees it after the grace period.
-	 */
+	e->mod = old->mod;
 	memcpy(e->text, old->text, sizeof(e->text));
 	for (i = 0; i < KUW_SRC__COUNT; i++) {
-		if (i == b.src)
-			continue;
 		e->tab[i] = old->tab[i];
 		e->blob[i] = old->blob[i];
 		e->sec_addr[i] = old->sec_addr[i];
@@ -78,11 +84,11 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
 		old->tab[i] = NULL;
 		old->blob[i] = NULL;
 	}
-	e->tab[b.src] = t;
-	e->blob[b.src] = (void *)buf;
-	e->sec_addr[b.src] = b.sec.addr + delta;
-	e->sec_size[b.src] = b.sec.size;
-	e->how[b.src] = "blob";
+	e->tab[src] = t;
+	e->blob[src] = (void *)buf;
+	e->sec_addr[src] = b->sec.addr + delta;
+	e->sec_size[src] = b->sec.size;
+	e->how[src] = "blob";
 	list_replace_rcu(&old->list, &e->list);
 	kuw_reg_changed();
 	mutex_unlock(&kuw_reg_mutex);
@@ -91,38 +97,165 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
 	return 0;
 }
 
+/* The kernel image's table: moved by the KASLR offset. */
+static int kuw_blob_vmlinux(const u8 *buf, struct kuw_blob *b,
+			    struct kuw_diag *d)
+{
+	struct kuw_table *t = NULL;
+	s64 delta;
+	int ret;
+
+	if (!kuw_stext)
+		return kuw_fail(d, "blob", 0, KUW_E_INVAL);
+	ret = kuw_blob_check_id(b, d);
+	if (ret)
+		return ret;
+	delta = (s64)(kuw_stext - b->stext);
+	/* the blob's text must be this kernel's text once moved */
+	if (b->obj.text_start + delta > kuw_stext ||
+	    b->obj.text_end + delta < kuw_etext)
+		return kuw_fail(d, "blob", KUW_BLOB_OFF_TEXT_START,
+				KUW_E_BADRANGE);
+	ret = kuw_table_build(&b->obj, b->src, &b->sec, &t, d);
+	if (ret)
+		return ret;
+	kuw_table_relocate(t, delta);
+	ret = kuw_blob_publish(NULL, b->src, t, buf, b, delta, d);
+	if (ret)
+		kuw_table_free(t);
+	return ret;
+}
+
+/* A module's table: each FDE moved to where its section was loaded. */
+static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
+			   struct kuw_diag *d)
+{
+	struct kuw_table *t = NULL;
+	struct kuw_remap *map;
+	struct module *mod;
+	int ret;
+
+	mod = kuw_module_get(b->owner);
+	if (!mod)
+		return kuw_fail(d, "blob", KUW_BLOB_OFF_OWNER, KUW_E_NOOWNER);
+	ret = kuw_blob_check_id(b, d);
+	if (ret) {
+		module_put(mod);
+		return ret;
+	}
+	map = kcalloc(b->nsect, sizeof(*map), GFP_KERNEL);
+	ret = map ? kuw_module_remap(mod, b, map, d) : -KUW_E_NOMEM;
+	if (!ret)
+		ret = kuw_table_build(&b->obj, b->src, &b->sec, &t, d);
+	kfree(map);
+	b->obj.remap = NULL;
+	if (!ret) {
+		ret = kuw_blob_publish(mod, b->src, t, buf, b, 0, d);
+		if (ret)
+			kuw_table_free(t);
+	}
+	module_put(mod);
+	return ret;
+}
+
 /**
- * kunwind_load_blob() - add the kernel image's table from a vmlinux blob
+ * kuw_registry_load_blob() - add a table of the kernel or a module from a blob
+ * @buf: the blob (vmalloc'ed; on success the registry owns it)
+ * @len: its length
+ * @d: where a rejection was found
+ *
+ * The blob is parsed, its build id compared with the running object's, and
+ * the table built at its run-time addresses before anything is published:
+ * a bad blob changes nothing.  A module blob is accepted only while that
+ * module is loaded and goes with it.  A second table of the same source
+ * for the same object is refused.
+ *
+ * Return: 0 or a negative enum kuw_err.
+ */
+int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
+{
+	struct kuw_blob b;
+	int ret;
+
+	ret = kuw_blob_parse(buf, len, &b, d);
+	if (ret)
+		return ret;
+	if (b.obj.arch != KUW_ARCH_THIS)
+		return kuw_fail(d, "blob", KUW_BLOB_OFF_ARCH, KUW_E_INVAL);
+	if (b.kind == KUW_BLOB_VMLINUX)
+		return kuw_blob_vmlinux(buf, &b, d);
+	return kuw_blob_module(buf, &b, d);
+}
+
+/**
+ * kuw_blob_total() - the whole blob's size from its header
+ * @hdr: the first KUW_BLOB_HDR_SIZE bytes of a blob
+ *
+ * Return: the size the header announces, or 0 when it cannot be a blob.
+ */
+size_t kuw_blob_total(const u8 *hdr)
+{
+	return kuw_blob_size(get_unaligned_le16(hdr + KUW_BLOB_OFF_NSECT),
+			     get_unaligned_le32(hdr + KUW_BLOB_OFF_SEC_SIZE));
+}
+
+/**
+ * kuw_blob_apply() - load a blob, or say in one line why not
+ * @buf: the blob (kvmalloc'ed; on success the registry owns it)
+ * @len: its length
+ *
+ * Return: 0 or a negative errno: -ESTALE another build's blob, -EEXIST
+ * the table is already loaded, -ENOENT its module is not loaded, -EINVAL
+ * another architecture's, -ENOMEM, -EBADMSG a malformed blob.
+ */
+int kuw_blob_apply(u8 *buf, size_t len)
+{
+	struct kuw_diag d = {};
+	const char *owner = "?";
+	int ret, n = 1;
+
+	ret = kuw_registry_load_blob(buf, len, &d);
+	if (len >= KUW_BLOB_HDR_SIZE) {
+		owner = (const char *)buf + KUW_BLOB_OFF_OWNER;
+		n = strnlen(owner, KUW_BLOB_OWNER_MAX - 1);
+	}
+	if (ret) {
+		this_cpu_inc(kuw_counters.load_fail);
+		pr_warn_ratelimited("blob for %*pE refused: %s at %s+0x%llx\n",
+				    n, owner, kuw_strerror(d.err ? d.err : ret),
+				    d.section ? d.section : "blob",
+				    (unsigned long long)d.off);
+		return kunwind_errno(ret);
+	}
+	pr_info("%.*s: table loaded from blob (%zu bytes)\n", n, owner, len);
+	return 0;
+}
+
+/**
+ * kunwind_load_blob() - add a table of the kernel or a module from a blob
  * @buf: the blob (copied; see include/kunwind/blob.h for the format)
  * @len: its length
  *
  * What debugfs kunwind/load does, for in-kernel users (a blob fetched with
  * request_firmware(), tests).  Process context.  The blob is validated
- * whole first: a bad one changes nothing.
+ * whole and its build id checked first: a bad one changes nothing.
  *
- * Return: 0 or a negative errno (-EINVAL, -ENOMEM, -EBADMSG for a
- * malformed blob, -ERANGE for one of another kernel).
+ * Return: 0 or a negative errno (see kuw_blob_apply()).
  */
 int kunwind_load_blob(const void *buf, size_t len)
 {
-	struct kuw_diag d = {};
 	u8 *copy;
 	int ret;
 
-	if (!buf || !len || len > KUW_BLOB_HDR_SIZE + (size_t)KUW_BLOB_MAX_SEC)
+	if (!buf || len < KUW_BLOB_HDR_SIZE || len != kuw_blob_total(buf))
 		return -EINVAL;
 	copy = kvmalloc(len, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	ret = kuw_registry_load_blob(copy, len, &d);
-	if (ret) {
-		pr_warn_ratelimited("blob refused: %s at %s+0x%llx\n",
-				    kuw_strerror(d.err ? d.err : ret),
-				    d.section ? d.section : "blob",
-				    (unsigned long long)d.off);
+	ret = kuw_blob_apply(copy, len);
+	if (ret)
 		kvfree(copy);
-	}
-	return kunwind_errno(ret);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kunwind_load_blob);

@@ -495,7 +495,6 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
 	struct kuw_load *l = file->private_data;
-	struct kuw_diag d = {};
 	size_t need;
 	int ret;
 
@@ -515,13 +514,12 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	l->len += need;
 	if (l->len == KUW_BLOB_HDR_SIZE && l->want == KUW_BLOB_HDR_SIZE) {
-		u32 sec = get_unaligned_le32(l->buf + KUW_BLOB_OFF_SEC_SIZE);
-		u64 total = kuw_blob_size(sec);
+		size_t total = kuw_blob_total(l->buf);
 		u8 *nb;
 
-		if (!total || sec > KUW_BLOB_MAX_SEC) {
+		if (!total) {
 			l->done = true;
-			kuw_bad("load", "bad section size %u in the header", sec);
+			kuw_bad("load", "bad section or map size in the header");
 			return -EINVAL;
 		}
 		nb = kvmalloc(total, GFP_KERNEL);
@@ -548,17 +546,10 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 	if (l->len < l->want)
 		return len;
 	l->done = true;
-	ret = kuw_registry_load_blob(l->buf, l->len, &d);
-	if (ret) {
-		kuw_bad("load", "blob refused: %s at %s+0x%llx",
-			kuw_strerror(d.err ? d.err : ret),
-			d.section ? d.section : "blob",
-			(unsigned long long)d.off);
-		return -EINVAL;
-	}
+	ret = kuw_blob_apply(l->buf, l->len);
+	if (ret)
+		return ret;
 	l->buf = NULL;		/* the registry owns it now */
-	pr_info("vmlinux table loaded from blob (%zu bytes)\n",
-		l->len);
 	return len;
 }
 

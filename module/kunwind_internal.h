@@ -81,12 +81,19 @@ int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
 bool kuw_registry_text(u64 pc);
 
 /* blob_load.c */
+struct kuw_blob;
 int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d);
+size_t kuw_blob_total(const u8 *hdr);
+int kuw_blob_apply(u8 *buf, size_t len);
 
 /* modules.c */
 int kuw_modules_init(void);
 void kuw_modules_exit(void);
 int kuw_registry_add_module(struct module *mod);
+ssize_t kuw_read_file(const char *path, void *buf, size_t len);
+struct module *kuw_module_get(const char *name);
+int kuw_module_remap(struct module *mod, struct kuw_blob *b,
+		     struct kuw_remap *map, struct kuw_diag *d);
 
 /* The unwind path's look-ups, inline: one call less per frame. */
 

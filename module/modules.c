@@ -35,6 +35,7 @@
 #include "kunwind.h"
 #include "kunwind_internal.h"
 #include "kuw_arch.h"
+#include "blob.h"
 
 /* What the module_finalize kprobe saw, consumed at MODULE_STATE_COMING. */
 #define KUW_PENDING 8
@@ -204,19 +205,35 @@ static bool kuw_filldir(struct dir_context *ctx, const char *name, int len,
 	return true;
 }
 
-static int kuw_read_addr(const char *mod, const char *sec, unsigned long *v)
+/**
+ * kuw_read_file() - read a small sysfs file
+ * @path: the file
+ * @buf: where to put its bytes
+ * @len: at most this many
+ *
+ * Return: bytes read, or a negative errno.
+ */
+ssize_t kuw_read_file(const char *path, void *buf, size_t len)
 {
-	char path[128], buf[32];
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, sec);
 	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	n = kernel_read(f, buf, len, &pos);
 	filp_close(f, NULL);
+	return n;
+}
+
+static int kuw_read_addr(const char *mod, const char *sec, unsigned long *v)
+{
+	char path[128], buf[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, sec);
+	n = kuw_read_file(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return n ? n : -EINVAL;
 	buf[n] = 0;
@@ -364,6 +381,80 @@ int kuw_registry_add_module(struct module *mod)
 	return kuw_add_mod(mod, true);
 }
 
+/**
+ * kuw_module_get() - pin a loaded module kunwind knows, by name
+ * @name: the module's name
+ *
+ * Return: the module with a reference held (module_put() it), or NULL.
+ */
+struct module *kuw_module_get(const char *name)
+{
+	struct module *mod = NULL;
+	struct kuw_entry *e;
+
+	mutex_lock(&kuw_reg_mutex);
+	list_for_each_entry(e, &kuw_entries, list)
+		if (e->mod && !strcmp(e->name, name) && try_module_get(e->mod)) {
+			mod = e->mod;
+			break;
+		}
+	mutex_unlock(&kuw_reg_mutex);
+	return mod;
+}
+
+/**
+ * kuw_module_remap() - where a module blob's sections are in a loaded module
+ * @mod: the module (pinned)
+ * @b: the parsed module blob; b->obj becomes the module's text, with @map
+ * @map: b->nsect entries to fill
+ * @d: where a rejection was found
+ *
+ * Each section of the blob's map is looked up by name in
+ * /sys/module/<name>/sections/ and must lie in the module's text.  Init
+ * sections of a module already live are left out (their text is freed),
+ * and so is a section the module does not have loaded: their FDEs are
+ * dropped by the table build.
+ *
+ * Return: 0, or a negative enum kuw_err when no section is loaded.
+ */
+int kuw_module_remap(struct module *mod, struct kuw_blob *b,
+		     struct kuw_remap *map, struct kuw_diag *d)
+{
+	unsigned long cs = (unsigned long)mod->core_layout.base;
+	unsigned long ce = cs + mod->core_layout.text_size;
+	unsigned long is = (unsigned long)mod->init_layout.base;
+	unsigned long ie = is + mod->init_layout.text_size;
+	bool live = READ_ONCE(mod->state) == MODULE_STATE_LIVE;
+	struct kuw_blob_sect m;
+	unsigned long a;
+	u32 i, n = 0;
+
+	for (i = 0; i < b->nsect; i++) {
+		kuw_blob_sect_at(b, i, &m);
+		if (live && !strncmp(m.name, ".init", 5))
+			continue;
+		if (kuw_read_addr(mod->name, m.name, &a))
+			continue;
+		if (!((a >= cs && a + m.size <= ce) ||
+		      (!live && a >= is && a + m.size <= ie)))
+			return kuw_fail(d, "blob", KUW_BLOB_HDR_SIZE +
+					i * KUW_BLOB_SECT_SIZE,
+					KUW_E_BADRANGE);
+		map[n].link_start = m.addr;
+		map[n].link_end = m.addr + m.size;
+		map[n].delta = a - m.addr;
+		n++;
+	}
+	if (!n)
+		return kuw_fail(d, "blob", KUW_BLOB_HDR_SIZE, KUW_E_NOOWNER);
+	b->obj.flags = KUW_OBJ_RELOCATED;
+	b->obj.text_start = live || !is ? cs : min(cs, is);
+	b->obj.text_end = live || !is ? ce : max(ce, ie);
+	b->obj.remap = map;
+	b->obj.nremap = n;
+	return 0;
+}
+
 static void kuw_del_mod(struct module *mod)
 {
 	struct kuw_entry *e;
@@ -398,15 +489,9 @@ static void kuw_del_mod(struct module *mod)
  */
 int kunwind_reread_module(const char *name)
 {
-	struct module *mod = NULL;
-	struct kuw_entry *e;
+	struct module *mod = kuw_module_get(name);
 	int ret;
 
-	mutex_lock(&kuw_reg_mutex);
-	list_for_each_entry(e, &kuw_entries, list)
-		if (e->mod && !strcmp(e->name, name) && try_module_get(e->mod))
-			mod = e->mod;
-	mutex_unlock(&kuw_reg_mutex);
 	if (!mod)
 		return -ENOENT;
 	kuw_del_mod(mod);

@@ -457,6 +457,12 @@ int kunwind_errno(int err)
 		return -EINVAL;
 	case KUW_E_RUNNING:
 		return -EBUSY;
+	case KUW_E_BUILDID:
+		return -ESTALE;
+	case KUW_E_EXISTS:
+		return -EEXIST;
+	case KUW_E_NOOWNER:
+		return -ENOENT;
 	default:
 		return -EBADMSG;	/* a malformed table or expression */
 	}

@@ -111,7 +111,7 @@ char *kcfi_build(const char *name, const char *asm_text, const char *as_flags)
 	snprintf(so, sizeof(so), "%s/%s.so", kt_builddir, name);
 	if (kcfi_sh("as %s -o '%s' '%s'", as_flags ? as_flags : "", obj, src))
 		return NULL;
-	if (kcfi_sh("ld -shared --eh-frame-hdr -o '%s' '%s'", so, obj))
+	if (kcfi_sh("ld -shared --eh-frame-hdr --build-id -o '%s' '%s'", so, obj))
 		return NULL;
 	return strdup(so);
 }

@@ -303,7 +303,7 @@ static char *overlap_fixture(void)
 
 	snprintf(cmd, sizeof(cmd),
 		 "as -o '%1$s/fde_overlap.o' '%2$s/asm/fde_overlap.s' && "
-		 "ld -shared --no-check-sections -T '%2$s/asm/fde_overlap.ld' "
+		 "ld -shared --build-id --no-check-sections -T '%2$s/asm/fde_overlap.ld' "
 		 "-o '%1$s/fde_overlap.so' '%1$s/fde_overlap.o' 2>/dev/null",
 		 kt_builddir, kt_srcdir);
 	if (sh(cmd))

@@ -13,10 +13,7 @@
 #include "engine.h"
 #include "blob.h"
 #include "elf.h"
-
-#define EXIT_OK		0
-#define EXIT_BAD	1	/* malformed input */
-#define EXIT_USAGE	2	/* usage or I/O error */
+#include "dump.h"
 
 bool kuw_host_log_enabled;
 
@@ -48,9 +45,18 @@ static void usage(FILE *f)
 "                          skipped (exit 2 at the end)\n"
 "  check FILE              validate every unwind section and .eh_frame_hdr;\n"
 "                          print CIEs, FDEs, rows and compiled bytes per section\n"
-"  export VMLINUX -o BLOB [--src eh_frame|debug_frame]\n"
-"                          write the vmlinux blob for debugfs kunwind/load\n"
-"                          (default source: .eh_frame, else .debug_frame)\n"
+"  export FILE -o BLOB [--src eh_frame|debug_frame]\n"
+"                          write the blob of a vmlinux or of a module's debug\n"
+"                          .ko for debugfs kunwind/load (default source:\n"
+"                          .eh_frame, else .debug_frame; modules: .debug_frame)\n"
+"  load [--root DIR] [--sys DIR] [--debugfs DIR] [--kver VER] [-n] [MODULE...]\n"
+"                          on the running system: find the debug vmlinux and\n"
+"                          module files of the running kernel (under DIR/usr/\n"
+"                          lib/debug, /boot, /lib/modules), check their build\n"
+"                          ids, export and write them to kunwind/load; every\n"
+"                          loaded module when none is named; -n: only say what\n"
+"                          would be loaded.  One line per object: loaded,\n"
+"                          skipped or failed; exit 1 when one failed\n"
 "  sections FILE           allocated sections at the addresses used here\n"
 "                          (ET_REL objects are laid out from 0x%llx)\n"
 "  --help                  this text\n"
@@ -651,67 +657,135 @@ static int cmd_check(int argc, char **argv)
 
 /* export */
 
-static int cmd_export(int argc, char **argv)
+/* The GNU build id of @e, from its note sections: 0 or -1. */
+static int elf_build_id(const struct kuw_elf *e, u8 *id, u8 *id_len)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "src", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct kuw_table *tabs[KUW_SRC__COUNT] = { 0 };
-	const char *in = NULL, *outp = NULL, *srcname = NULL;
-	const struct kuw_table *t;
-	struct kuw_diag d = { 0 };
-	struct kuw_blob b, chk;
-	int ret, c, status;
-	struct kuw_elf e;
-	u8 *buf = NULL;
-	const char *secname;
-	u64 size, stext;
-	struct stat ost;
-	FILE *f;
+	const u8 *p;
+	u32 i, n;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outp = optarg;
-			break;
-		case 's':
-			srcname = optarg;
-			break;
-		default:
-			return usage_error("export: bad option%s", "");
+	for (i = 0; i < e->nsec; i++) {
+		const struct kuw_elf_sec *s = &e->sec[i];
+
+		if (s->type != 7 /* SHT_NOTE */ || !s->data ||
+		    kuw_note_build_id(s->data, s->size, &p, &n))
+			continue;
+		memcpy(id, p, n);
+		*id_len = n;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * A module's name: "name=" in .modinfo, else the file name without its
+ * directory and .ko... suffix; '-' becomes '_' as the kernel does.
+ */
+static void module_name(const struct kuw_elf *e, const char *path,
+			char *out, size_t size)
+{
+	const struct kuw_elf_sec *mi = kuw_elf_find(e, ".modinfo");
+	const char *base = strrchr(path, '/'), *p, *end;
+	size_t n = 0, i;
+
+	if (mi && mi->data) {
+		p = (const char *)mi->data;
+		end = p + mi->size;
+		for (; p < end; p += strnlen(p, end - p) + 1) {
+			if ((size_t)(end - p) > 5 && !strncmp(p, "name=", 5)) {
+				n = strnlen(p + 5, end - p - 5);
+				base = p + 5;
+				break;
+			}
 		}
 	}
-	if (optind != argc - 1)
-		return usage_error("export: expected one VMLINUX%s", "");
-	in = argv[optind];
-	if (!outp)
-		return usage_error("export: missing -o BLOB%s", "");
-	memset(&b, 0, sizeof(b));
-	if (srcname && !strcmp(srcname, kuw_src_name(KUW_SRC_EH_FRAME)))
-		b.src = KUW_SRC_EH_FRAME;
-	else if (srcname &&
-		 !strcmp(srcname, kuw_src_name(KUW_SRC_DEBUG_FRAME)))
-		b.src = KUW_SRC_DEBUG_FRAME;
-	else if (srcname)
-		return usage_error("export: --src must be eh_frame or debug_frame, not '%s'",
-				   srcname);
+	if (!n) {
+		base = base ? base + 1 : path;
+		p = strstr(base, ".ko");
+		n = p ? (size_t)(p - base) : strlen(base);
+	}
+	if (n >= size)
+		n = size - 1;
+	for (i = 0; i < n; i++)
+		out[i] = base[i] == '-' ? '_' : base[i];
+	out[n] = 0;
+}
+
+/* The text sections of a laid-out module, for its blob's section map. */
+static int module_map(const char *in, const struct kuw_elf *e,
+		      struct kuw_blob_sect **out, u16 *nout)
+{
+	struct kuw_blob_sect *m;
+	u32 i, n = 0;
+
+	m = calloc(KUW_BLOB_MAX_SECT, sizeof(*m));
+	if (!m)
+		return -1;
+	for (i = 0; i < e->nsec; i++) {
+		const struct kuw_elf_sec *s = &e->sec[i];
+
+		if ((s->flags & 6) != 6 || !s->size)	/* SHF_ALLOC|SHF_EXECINSTR */
+			continue;
+		if (strlen(s->name) >= KUW_BLOB_SECT_NAME ||
+		    n == KUW_BLOB_MAX_SECT) {
+			fprintf(stderr, "%s: warning: section %s left out of the blob (name too long or too many sections)\n",
+				in, s->name);
+			continue;
+		}
+		if (n && s->addr < m[n - 1].addr + m[n - 1].size) {
+			free(m);
+			fprintf(stderr, "%s: %s+0x0: text sections not laid out in order\n",
+				in, s->name);
+			return -1;
+		}
+		strcpy(m[n].name, s->name);
+		m[n].addr = s->addr;
+		m[n].size = s->size;
+		n++;
+	}
+	*out = m;
+	*nout = n;
+	return n ? 0 : -1;
+}
+
+/**
+ * kuw_dump_export() - make the blob of a vmlinux or a module debug file
+ * @in: the file
+ * @src: KUW_SRC_EH_FRAME, KUW_SRC_DEBUG_FRAME, or -1 for the default
+ *       (.eh_frame, else .debug_frame; a module: .debug_frame)
+ * @out: set to the blob (malloc'ed)
+ * @info: set to what it carries (info->sec.data is not valid after)
+ * @nfde: set to the FDEs of its table
+ *
+ * Errors are printed, naming the file.
+ *
+ * Return: EXIT_OK, EXIT_BAD or EXIT_USAGE.
+ */
+int kuw_dump_export(const char *in, int src, u8 **out, u64 *outlen,
+		    struct kuw_blob *info, u32 *nfde)
+{
+	struct kuw_table *tabs[KUW_SRC__COUNT] = { 0 };
+	struct kuw_blob_sect *map = NULL;
+	struct kuw_diag d = { 0 };
+	struct kuw_blob b, chk;
+	const char *secname;
+	int ret, status;
+	struct kuw_elf e;
+	u8 *buf = NULL;
+	u64 size, stext;
+
+	*out = NULL;
 	ret = open_elf(&e, in);
 	if (ret)
 		return ret;
-	/* Not even truncated: -o naming the input (any link to it). */
-	if (!stat(outp, &ost) && (u64)ost.st_dev == e.dev &&
-	    (u64)ost.st_ino == e.ino) {
-		fprintf(stderr, "%s: export: %s is the input file %s; not overwriting it\n",
-			prog, outp, in);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (!srcname)
-		b.src = get_sec(&e, kuw_src_section(KUW_SRC_EH_FRAME), &b.sec) ?
-			KUW_SRC_EH_FRAME : KUW_SRC_DEBUG_FRAME;
+	memset(&b, 0, sizeof(b));
+	b.kind = e.type == 1 ? KUW_BLOB_MODULE : KUW_BLOB_VMLINUX;
+	if (src >= 0)
+		b.src = src;
+	else if (b.kind == KUW_BLOB_VMLINUX &&
+		 get_sec(&e, kuw_src_section(KUW_SRC_EH_FRAME), &b.sec))
+		b.src = KUW_SRC_EH_FRAME;
+	else
+		b.src = KUW_SRC_DEBUG_FRAME;
 	secname = kuw_src_section(b.src);
 	status = EXIT_BAD;
 	if (!get_sec(&e, secname, &b.sec)) {
@@ -719,26 +793,38 @@ static int cmd_export(int argc, char **argv)
 			secname);
 		goto out;
 	}
-	if (e.type == 1) {
-		fprintf(stderr, "%s: elf+0x10: export needs a linked image, not a relocatable object\n",
-			in);
+	if (b.kind == KUW_BLOB_MODULE && b.src != KUW_SRC_DEBUG_FRAME) {
+		fprintf(stderr, "%s: %s+0x0: a module blob carries .debug_frame (a module's .eh_frame is read where it is loaded)\n",
+			in, secname);
 		goto out;
 	}
 	kuw_elf_obj(&e, "vmlinux", &b.obj);
-	if (kuw_elf_symbol(&e, "_stext", &stext)) {
-		fprintf(stderr, "%s: warning: no _stext symbol, using the start of text 0x%llx\n",
-			in, b.obj.text_start);
-		stext = b.obj.text_start;
+	if (b.kind == KUW_BLOB_MODULE) {
+		module_name(&e, in, b.owner, sizeof(b.owner));
+		if (module_map(in, &e, &map, &b.nsect))
+			goto out;
+		b.sect = map;
+	} else {
+		strcpy(b.owner, "vmlinux");
+		if (kuw_elf_symbol(&e, "_stext", &stext)) {
+			fprintf(stderr, "%s: warning: no _stext symbol, using the start of text 0x%llx\n",
+				in, b.obj.text_start);
+			stext = b.obj.text_start;
+		}
+		b.stext = stext;
 	}
-	b.stext = stext;
 	/*
 	 * Refuse to export what the module would refuse to load, and, as
 	 * every command, a file with any malformed unwind section.
 	 */
 	if (validate(in, &e, &b.obj, tabs, NULL))
 		goto out;
-	t = tabs[b.src];
-	size = kuw_blob_size(b.sec.size);
+	if (elf_build_id(&e, b.build_id, &b.id_len)) {
+		fprintf(stderr, "%s: .notes+0x0: no GNU build id: the kernel could not tell this file from another build\n",
+			in);
+		goto out;
+	}
+	size = kuw_blob_size(b.nsect, b.sec.size);
 	if (!size) {
 		fprintf(stderr, "%s: %s+0x0: section too large for a blob (max %u bytes)\n",
 			in, secname, KUW_BLOB_MAX_SEC);
@@ -758,6 +844,76 @@ static int cmd_export(int argc, char **argv)
 			secname, kuw_strerror(ret));
 		goto out;
 	}
+	*out = buf;
+	*outlen = size;
+	buf = NULL;
+	*info = chk;
+	info->obj.owner = NULL;
+	info->sec.data = NULL;
+	info->sect_raw = NULL;
+	*nfde = tabs[b.src]->nfde;
+	status = EXIT_OK;
+out:
+	free_tables(tabs);
+	free(buf);
+	free(map);
+	kuw_elf_close(&e);
+	cur_elf = NULL;
+	return status;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "src", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *in = NULL, *outp = NULL, *srcname = NULL;
+	struct stat ist, ost;
+	struct kuw_blob b;
+	int c, status, src = -1;
+	u8 *buf = NULL;
+	u64 size;
+	u32 nfde;
+	FILE *f;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			outp = optarg;
+			break;
+		case 's':
+			srcname = optarg;
+			break;
+		default:
+			return usage_error("export: bad option%s", "");
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("export: expected one FILE%s", "");
+	in = argv[optind];
+	if (!outp)
+		return usage_error("export: missing -o BLOB%s", "");
+	if (srcname && !strcmp(srcname, kuw_src_name(KUW_SRC_EH_FRAME)))
+		src = KUW_SRC_EH_FRAME;
+	else if (srcname &&
+		 !strcmp(srcname, kuw_src_name(KUW_SRC_DEBUG_FRAME)))
+		src = KUW_SRC_DEBUG_FRAME;
+	else if (srcname)
+		return usage_error("export: --src must be eh_frame or debug_frame, not '%s'",
+				   srcname);
+	/* Not even truncated: -o naming the input (any link to it). */
+	if (!stat(outp, &ost) && !stat(in, &ist) && ost.st_dev == ist.st_dev &&
+	    ost.st_ino == ist.st_ino) {
+		fprintf(stderr, "%s: export: %s is the input file %s; not overwriting it\n",
+			prog, outp, in);
+		return EXIT_USAGE;
+	}
+	status = kuw_dump_export(in, src, &buf, &size, &b, &nfde);
+	if (status)
+		return status;
 	status = EXIT_USAGE;
 	f = fopen(outp, "wb");
 	if (!f) {
@@ -768,14 +924,19 @@ static int cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s: %s: write failed\n", prog, outp);
 		goto out;
 	}
-	printf("%s: %s: %u FDEs, %u rows; _stext 0x%llx, text 0x%llx-0x%llx; wrote %llu bytes to %s\n",
-	       in, secname, t->nfde, t->nrows, stext, b.obj.text_start,
-	       b.obj.text_end, size, outp);
+	printf("%s: %s%s: %s, %u FDEs; ", in,
+	       b.kind == KUW_BLOB_MODULE ? "module " : "", b.owner,
+	       kuw_src_section(b.src), nfde);
+	if (b.kind == KUW_BLOB_VMLINUX)
+		printf("_stext 0x%llx, ", b.stext);
+	printf("text 0x%llx-0x%llx; build id ", b.obj.text_start,
+	       b.obj.text_end);
+	for (c = 0; c < b.id_len; c++)
+		printf("%02x", b.build_id[c]);
+	printf("; wrote %llu bytes to %s\n", size, outp);
 	status = EXIT_OK;
 out:
-	free_tables(tabs);
 	free(buf);
-	kuw_elf_close(&e);
 	return status;
 }
 
@@ -834,5 +995,7 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sections"))
 		return cmd_sections(argc - 1, argv + 1);
+	if (!strcmp(cmd, "load"))
+		return kuw_cmd_load(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -54,6 +54,9 @@ enum kuw_err {
 	KUW_E_NOCFA,
 	KUW_E_BADOFF,
 	KUW_E_RUNNING,
+	KUW_E_BUILDID,
+	KUW_E_EXISTS,
+	KUW_E_NOOWNER,
 	KUW_E__COUNT
 };
 
@@ -107,12 +110,30 @@ struct kuw_sec {
  */
 #define KUW_OBJ_GENERAL		0x2
 
+/*
+ * Where one section of an object was placed at link (export) time, and how
+ * far it moved when loaded: a .debug_frame of a module blob is written for
+ * one placement and built for another (see include/kunwind/blob.h).
+ */
+struct kuw_remap {
+	u64 link_start;		/* [link_start, link_end) */
+	u64 link_end;
+	u64 delta;		/* run-time address - link address (mod 2^64) */
+};
+
 struct kuw_obj {
 	const char *owner;	/* "vmlinux", module name, file name */
 	u8 arch;		/* enum kuw_arch */
 	u32 flags;		/* KUW_OBJ_* */
 	u64 text_start;		/* every FDE must lie in [text_start, text_end) */
 	u64 text_end;
+	/*
+	 * With @nremap, every FDE start is a link address: it is
+	 * moved by the delta of the range that holds it (the whole FDE must
+	 * fit in it) before the text check; an FDE in no range is dropped.
+	 */
+	const struct kuw_remap *remap;
+	u32 nremap;
 };
 
 enum kuw_src {

@@ -376,6 +376,32 @@ struct ehf_fde {
 	bool skip;		/* discarded by the linker: not reported */
 };
 
+/*
+ * Move an FDE placed at link time (obj->remap): by the delta of the range
+ * holding its start; the whole FDE must lie in that range.  An FDE in no
+ * range is skipped (a section the object does not keep loaded).
+ */
+static int ehf_remap(const struct kuw_obj *o, struct ehf_fde *f)
+{
+	const struct kuw_remap *m;
+	u32 i;
+
+	for (i = 0; i < o->nremap; i++) {
+		m = &o->remap[i];
+		if (f->start < m->link_start || f->start >= m->link_end)
+			continue;
+		if (f->end > m->link_end)
+			return KUW_E_BADRANGE;
+		f->start += m->delta;
+		f->end += m->delta;
+		if (f->end < f->start)
+			return KUW_E_BADRANGE;
+		return 0;
+	}
+	f->skip = true;
+	return 0;
+}
+
 /* Parse the FDE record @r (its CIE becomes w->cie). */
 static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
 			 struct ehf_fde *f)
@@ -443,6 +469,13 @@ static int ehf_fde_parse(struct ehf_walk *w, const struct ehf_rec *r,
 		f->skip = true;
 		return 0;
 	}
+	if (o->nremap) {
+		ret = ehf_remap(o, f);
+		if (ret)
+			return ehf_err(w, r->off, ret);
+		if (f->skip)
+			return 0;
+	}
 	if (o->text_end > o->text_start &&
 	    (f->start < o->text_start || f->end > o->text_end))
 		return ehf_err(w, r->off, KUW_E_BADRANGE);
@@ -469,7 +502,8 @@ static kuw_always_inline bool ehf_fde_fast(const struct ehf_walk *w, u64 off,
 	u64 start, end;
 	u8 alen;
 
-	if (!w->cie.fast || len < EHF_FAST_MIN || len >= 0xfffffff0U ||
+	if (!w->cie.fast || o->nremap || len < EHF_FAST_MIN ||
+	    len >= 0xfffffff0U ||
 	    len > w->s->size - off - 4)
 		return false;
 	id = kuw_get_le32(p + 4);

@@ -42,6 +42,9 @@ static const char *const kuw_err_names[KUW_E__COUNT] = {
 	[KUW_E_NOCFA] = "CFA rule not defined",
 	[KUW_E_BADOFF] = "offset does not fit 32 bits",
 	[KUW_E_RUNNING] = "task running on another CPU",
+	[KUW_E_BUILDID] = "build id differs from the running object's",
+	[KUW_E_EXISTS] = "table already loaded",
+	[KUW_E_NOOWNER] = "no such object loaded",
 };
 
 const char *kuw_strerror(int err)

@@ -33,6 +33,7 @@ Prints one summary line "<mode>: <n> FDEs, <m> rows compared, <k> mismatches"
 import bisect
 import re
 import sys
+import subprocess
 
 X86_NAMES = ["rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
              "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ra"]
@@ -608,16 +609,24 @@ def cmd_blob(bpath, epath, stext, src=0):
     tlo, thi = min(t[0] for t in tx), max(t[1] for t in tx)
     if stext is None:
         stext = tlo
-    (magic, ver, hsz, arch, src_, fl, st, ts, te, sa, ss, ck,
-     rsv) = struct.unpack_from("<8sHHBBHQQQQIIQ", b, 0)
-    want = [("magic", magic, b"KUWBLOB\0"), ("version", ver, 1),
-            ("hdr_size", hsz, 64), ("arch", arch, 2 if SP == 31 else 1),
-            ("src", src_, src),
-            ("flags", fl, 0), ("stext", st, stext), ("text_start", ts, tlo),
+    (magic, ver, hsz, arch, src_, kind, idl, st, ts, te, sa, ss, ck, ns,
+     rsv, bid, owner) = struct.unpack_from("<8sHHBBBBQQQQIIH6s32s64s", b, 0)
+    # the build id as readelf -n prints it
+    out = subprocess.run(["readelf", "-nW", epath], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    want_id = bytes.fromhex(m.group(1)) if m else b""
+    want = [("magic", magic, b"KUWBLOB\0"), ("version", ver, 2),
+            ("hdr_size", hsz, 160), ("arch", arch, 2 if SP == 31 else 1),
+            ("src", src_, src), ("kind", kind, 0),
+            ("build id", bid[:idl], want_id),
+            ("build id padding", bid[idl:], bytes(32 - idl)),
+            ("owner", owner, b"vmlinux".ljust(64, b"\0")), ("nsect", ns, 0),
+            ("stext", st, stext), ("text_start", ts, tlo),
             ("text_end", te, thi), ("sec_addr", sa, addr),
-            ("sec_size", ss, len(data)), ("reserved", rsv, 0),
-            ("length", len(b), 64 + len(data)),
-            ("bytes", b[64:] == data, True)]
+            ("sec_size", ss, len(data)), ("reserved", rsv, bytes(6)),
+            ("length", len(b), 160 + len(data)),
+            ("bytes", b[160:] == data, True)]
     h = 2166136261
     for i, x in enumerate(b):
         if 52 <= i < 56:

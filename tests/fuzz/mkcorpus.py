@@ -57,10 +57,17 @@ def fnv1a(data, h=2166136261):
     return h
 
 
-def blob(arch, src, stext, tlo, thi, addr, data):
-    hdr = bytearray(struct.pack("<8sHHBBHQQQQIIQ",
-                                b"KUWBLOB\0", 1, 64, arch, src, 0, stext,
-                                tlo, thi, addr, len(data), 0, 0))
+def blob(arch, src, stext, tlo, thi, addr, data, owner=b"vmlinux",
+         sects=()):
+    """Version 2: a 160-byte header, a 48-byte entry per section, data."""
+    kind = 0 if owner == b"vmlinux" else 1
+    bid = bytes(range(1, 21))
+    hdr = bytearray(struct.pack("<8sHHBBBBQQQQIIH6x32s64s",
+                                b"KUWBLOB\0", 2, 160, arch, src, kind,
+                                len(bid), stext, tlo, thi, addr, len(data),
+                                0, len(sects), bid, owner))
+    for name, a, size in sects:
+        hdr += struct.pack("<32sQQ", name, a, size)
     b = hdr + data
     struct.pack_into("<I", b, 52, fnv1a(b))
     return bytes(b)
@@ -98,6 +105,18 @@ def seeds_for(outdir, path):
             b = blob(1, debug, tlo, tlo, thi, addr, data)
             n += write(outdir, "fuzz_blob", "%s%s.blob" % (base, sec),
                        b"\0" + struct.pack("<i", 0x10) + b)
+        if etype == 1 and debug:
+            # a module blob: text sections laid out from 0x10000
+            sects, a = [], 0x10000
+            for name, v in secs.items():
+                if v[1] & (SHF_ALLOC | SHF_EXEC) == SHF_ALLOC | SHF_EXEC \
+                        and v[3] and len(name) < 32 and len(sects) < 64:
+                    sects.append((name.encode(), a, len(v[3])))
+                    a += (len(v[3]) + 15) & ~15
+            if sects:
+                b = blob(1, 1, 0, 0x10000, a, 0, data, b"mod", sects)
+                n += write(outdir, "fuzz_blob", "%s%s.blob" % (base, sec),
+                           b"\0" + struct.pack("<i", 0x10) + b)
     if ".eh_frame_hdr" in secs and ".eh_frame" in secs and etype != 1:
         h = secs[".eh_frame_hdr"]
         e = secs[".eh_frame"]

@@ -193,7 +193,7 @@ fi
 # the newest other build's package (the "wrong kernel": what a user has
 # right after an upgrade) only the vmlinux.  Both .debs are deleted.
 DBG_MODS="drivers/block/loop"
-DBG_RECIPE=1	# bump when what is kept changes
+DBG_RECIPE=2	# bump when what is kept, or how it is checked, changes (2: blob v2)
 DBG="$ST/dbg"
 dbgroot=/usr/lib/debug
 # The trimmed vmlinux: section headers, .notes (the build id), .debug_frame,

@@ -4,7 +4,8 @@
  * check-stock), built against the stock headers like demo_oops.
  *
  * A kprobe on @sym (+@off), a function of a stock module (e.g. loop.ko's
- * loop_configure, reached from lo_ioctl on LOOP_SET_FD).  Armed by a write
+ * loop_configure, reached from lo_ioctl on LOOP_SET_FD); without @sym the
+ * module loads idle (make check loads every test module on its kernel).  Armed by a write
  * to debugfs kunwind_stock_probe/walk, the next hit walks from the probe's
  * pt_regs three ways:
  *
@@ -42,9 +43,9 @@
 #include <asm/unwind.h>
 #include "kunwind.h"
 
-static char *sym = "loop_configure";
+static char *sym = "";
 module_param(sym, charp, 0444);
-MODULE_PARM_DESC(sym, "function to probe (default loop_configure)");
+MODULE_PARM_DESC(sym, "function to probe (none: the module loads idle, as make check loads every test module)");
 static unsigned int off;
 module_param(off, uint, 0444);
 MODULE_PARM_DESC(off, "offset of the probe in it (default 0)");
@@ -85,6 +86,7 @@ static atomic_t sp_done = ATOMIC_INIT(0);
 static atomic_t sp_hits = ATOMIC_INIT(0);
 static DEFINE_MUTEX(sp_lock);		/* readers and arming */
 static struct dentry *sp_dir;
+static bool sp_registered;
 
 static const char *const sp_how[] = {
 	[KUNWIND_FRAME_START] = "start",
@@ -234,6 +236,10 @@ static int __init sp_init(void)
 {
 	int ret;
 
+	if (!sym || !*sym) {
+		pr_info("stock_probe: no sym=, nothing probed\n");
+		return 0;
+	}
 	sp_kp.symbol_name = sym;
 	sp_kp.offset = off;
 	ret = register_kprobe(&sp_kp);
@@ -241,6 +247,7 @@ static int __init sp_init(void)
 		pr_err("stock_probe: kprobe on %s+0x%x: %d\n", sym, off, ret);
 		return ret;
 	}
+	sp_registered = true;
 	sp_dir = debugfs_create_dir("kunwind_stock_probe", NULL);
 	debugfs_create_file("walk", 0600, sp_dir, NULL, &sp_fops);
 	pr_info("stock_probe: kprobe on %s+0x%x at %pS\n", sym, off, sp_kp.addr);
@@ -249,6 +256,8 @@ static int __init sp_init(void)
 
 static void __exit sp_exit(void)
 {
+	if (!sp_registered)
+		return;
 	debugfs_remove_recursive(sp_dir);
 	unregister_kprobe(&sp_kp);
 }

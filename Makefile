@@ -4,6 +4,7 @@
 #   make [KDIR=...]     build kunwind.ko against a kernel build tree
 #   make check          the test command: host tests + KUnit under QEMU
 #   make demo           boot the test kernel, show tables, rules and an oops trace
+#                       (ARCH=arm64: on the arm64 test kernel)
 #   make check-stock    smoke test on Debian's stock 6.1 kernel
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
@@ -78,8 +79,9 @@ bench-host: $(B)/kunwind-dump
 check:
 	@scripts/check.sh
 
+# ARCH=arm64: the arm64 test kernel (make check-arm64's) instead of x86_64
 demo:
-	@scripts/demo.sh
+	@ARCH=$(ARCH) scripts/demo.sh
 
 check-stock:
 	@scripts/check-stock.sh

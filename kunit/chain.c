@@ -7,7 +7,7 @@
  * -fasynchronous-unwind-tables -Wa,--gsframe (kunit/Kbuild).
  *
  * kuw_chain_run(c) calls, one level each:
- *   kuw_chain_f1        small frame, no frame pointer
+ *   kuw_chain_f1        small frame
  *   kuw_chain_f2        chooses the signal-like path when c->sig
  *  [kuw_chain_sig_glue  asm: builds a fake "interrupted" context whose pc
  *                       is kuw_chain_sig_victim's first instruction, calls]
@@ -16,16 +16,20 @@
  *                       up as is, not at pc - 1 (which is in the tramp).
  *                       In a trace: tramp, victim, f2; the glue is hidden]
  *   kuw_chain_f3        a large frame (768 bytes of locals)
- *   kuw_chain_f4        alloca: the CFA is based on rbp
+ *   kuw_chain_f4        alloca: the CFA is based on the frame pointer
  *   kuw_chain_f5        asm, tail-calls f6 (absent from traces)
- *   kuw_chain_f6        six values live across the call: every
- *                       callee-saved register is pushed
+ *   kuw_chain_f6        six values live across the call: callee-saved
+ *                       registers are saved
  *   kuw_chain_f7        calls c->leaf(c), where the test unwinds
  * Every call but f5's is followed by work, so none becomes a tail call.
+ * The asm (f5, the signal-like frame) is per architecture:
+ * kunit/arch/$(SRCARCH)/chain_asm.h, which kunit/Kbuild puts on the
+ * include path.
  */
 #include <linux/compiler.h>
 #include <linux/string.h>
 #include "chain.h"
+#include "chain_asm.h"
 
 int kuw_chain_f7(struct kuw_chain *c)
 {
@@ -52,22 +56,6 @@ int kuw_chain_f6(struct kuw_chain *c, unsigned long a, unsigned long b,
 	return r + (int)(x1 ^ x2 ^ x3 ^ x4 ^ x5 ^ x6);
 }
 
-/* f5: a tail call to f6, in asm so that no compiler flag can undo it. */
-asm(".pushsection .text, \"ax\"\n"
-	".globl kuw_chain_f5\n"
-	".type kuw_chain_f5, @function\n"
-	"kuw_chain_f5:\n"
-	"	.cfi_startproc\n"
-	"	movl $1, %esi\n"
-	"	movl $2, %edx\n"
-	"	movl $3, %ecx\n"
-	"	movl $4, %r8d\n"
-	"	movl $5, %r9d\n"
-	"	jmp kuw_chain_f6\n"
-	"	.cfi_endproc\n"
-	".size kuw_chain_f5, . - kuw_chain_f5\n"
-	".popsection\n");
-
 int kuw_chain_f4(struct kuw_chain *c, unsigned int n)
 {
 	char *p = __builtin_alloca(n);
@@ -89,52 +77,6 @@ int kuw_chain_f3(struct kuw_chain *c)
 	r = kuw_chain_f4(c, c->alloca_n);
 	return r + buf[c->alloca_n % sizeof(buf)];
 }
-
-/*
- * The signal-like frame.  glue: at entry [rsp] is the return address into
- * f2, exactly the state at the first instruction of a function called from
- * f2; push that context (sp, then pc = victim) and call the tramp.  The
- * tramp's CFI (signal frame): CFA = rsp + 24 = the glue's entry sp, the
- * "return address" is the saved pc at CFA - 16.  The victim is placed
- * right after the tramp, so victim - 1 is tramp code with other rules.
- */
-asm(".pushsection .text, \"ax\"\n"
-	".globl kuw_chain_sig_glue\n"
-	".type kuw_chain_sig_glue, @function\n"
-	"kuw_chain_sig_glue:\n"
-	"	.cfi_startproc\n"
-	"	movq %rsp, %rax\n"
-	"	leaq kuw_chain_sig_victim(%rip), %rcx\n"
-	"	pushq %rax\n"
-	"	.cfi_adjust_cfa_offset 8\n"
-	"	pushq %rcx\n"
-	"	.cfi_adjust_cfa_offset 8\n"
-	"	call kuw_chain_sig_tramp\n"
-	"	addq $16, %rsp\n"
-	"	.cfi_adjust_cfa_offset -16\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	".size kuw_chain_sig_glue, . - kuw_chain_sig_glue\n"
-	".globl kuw_chain_sig_tramp\n"
-	".type kuw_chain_sig_tramp, @function\n"
-	"kuw_chain_sig_tramp:\n"
-	"	.cfi_startproc\n"
-	"	.cfi_signal_frame\n"
-	"	.cfi_def_cfa_offset 24\n"
-	"	.cfi_offset 16, -16\n"
-	"	call kuw_chain_f3\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	".size kuw_chain_sig_tramp, . - kuw_chain_sig_tramp\n"
-	".globl kuw_chain_sig_victim\n"
-	".type kuw_chain_sig_victim, @function\n"
-	"kuw_chain_sig_victim:\n"
-	"	.cfi_startproc\n"
-	"	nop\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	".size kuw_chain_sig_victim, . - kuw_chain_sig_victim\n"
-	".popsection\n");
 
 int kuw_chain_f2(struct kuw_chain *c)
 {

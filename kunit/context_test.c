@@ -3,8 +3,9 @@
  * KUnit suite: kunwind alone (KUNWIND_NO_ORC: tables and kunwind's own
  * knowledge of entry frames, stack switches and trampolines, never the
  * kernel's unwinder) from every kind of context, against the kernel's own
- * unwinder (unwind_start()/unwind_next_frame(): ORC on the base kernel,
- * frame pointers on the fp kernel) on the same stack.
+ * unwinder on the same stack (kt_ref_walk() of
+ * kunit/arch/$(SRCARCH)/kt_arch.h: ORC on the base x86_64 kernel, frame
+ * pointers on the fp kernel, frame records on arm64).
  *
  * Each case asserts that the walk reaches the end of the task's stack, that
  * from the first frame both traces share they are the same frame for frame
@@ -17,8 +18,9 @@
  * an IPI on another CPU (usually idle: the walk ends at the idle task's
  * start), an NMI (skipped if the guest delivers no self-NMI), a kprobe
  * pre-handler (an exception), from the probe's pt_regs at a function's
- * first instruction, where frame pointers miss the caller, and through a
- * kretprobe's trampoline (the real caller must show).
+ * first instruction, where frame pointers miss the caller (asserted where
+ * the kernel's unwinder follows them: the x86_64 fp kernel, arm64), and
+ * through a kretprobe's trampoline (the real caller must show).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -31,13 +33,12 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/timer.h>
-#include <asm/apic.h>
-#include <asm/nmi.h>
-#include <asm/unwind.h>
 #include "kunwind.h"
+#include "kt_arch.h"
 #include "chain.c"
 
 #define CT_MAX	96
@@ -57,7 +58,6 @@ static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
 			     struct pt_regs *regs)
 {
 	struct kunwind_state st;
-	struct unwind_state os;
 
 	t->n = 0;
 	for (__kunwind_start(&st, task, regs, NULL,
@@ -69,12 +69,7 @@ static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
 		}
 	t->err = kunwind_stop_reason(&st);
 	t->reliable = kunwind_reliable(&st);
-	t->kn = 0;
-	/* like stack_trace_save(): no 0 for a user-mode pt_regs at the end */
-	for (unwind_start(&os, task ? task : current, regs, NULL);
-	     !unwind_done(&os); unwind_next_frame(&os))
-		if (t->kn < CT_MAX && unwind_get_return_address(&os))
-			t->kpc[t->kn++] = unwind_get_return_address(&os);
+	t->kn = kt_ref_walk(task, regs, t->kpc, CT_MAX);
 	barrier();
 }
 
@@ -84,7 +79,9 @@ static bool ct_is(unsigned long pc, const char *name)
 	size_t n = strlen(name);
 
 	sprint_symbol_no_offset(sym, pc);
-	return !strncmp(sym, name, n) && (sym[n] == 0 || sym[n] == ' ');
+	/* "name", "name [module]", or a compiler's clone "name.isra.0" */
+	return !strncmp(sym, name, n) &&
+	       (sym[n] == 0 || sym[n] == ' ' || sym[n] == '.');
 }
 
 static void ct_dump(struct kunit *test, const struct ct_trace *t)
@@ -141,7 +138,7 @@ static void ct_expect(struct kunit *test, const struct ct_trace *t,
 	if (found) {
 		i--;
 		j--;
-		if (IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER)) {
+		if (KT_REF_FRAME_RECORDS) {
 			/*
 			 * Frame pointers miss the caller of a function
 			 * interrupted before it set up its frame: the
@@ -208,8 +205,7 @@ static void ct_user_task(struct kunit *test)
 	kunwind_put_task_stack(task);
 	put_task_struct(task);
 	ct_expect(test, t, true);
-	KUNIT_EXPECT_TRUE(test, t->n && ct_is(t->pc[t->n - 1],
-					      "entry_SYSCALL_64_after_hwframe"));
+	KUNIT_EXPECT_TRUE(test, t->n && ct_is(t->pc[t->n - 1], KT_USER_ENTRY));
 }
 
 struct ct_sleeper {
@@ -311,6 +307,43 @@ static void ct_expect_interrupted(struct kunit *test, struct ct_async *a,
 	ct_expect(test, &a->t, !ct_crossed_regs(&a->t));
 }
 
+/*
+ * The handler interrupted ct_spin_leaf, called from @caller: kunwind has
+ * that caller right after it.  Where the leaf's CFI at the interrupted pc
+ * has no rule for the return address (an arm64 leaf keeps it in x30 and
+ * saves no frame record), an unwinder that follows frame records goes from
+ * the leaf straight to the frame record of the caller's caller: asserted
+ * when the kernel's unwinder is one (KT_REF_FRAME_RECORDS).
+ */
+static void ct_expect_leaf_caller(struct kunit *test, struct ct_async *a,
+				  const char *caller)
+{
+	struct kunwind_rule_info *info;
+	const struct ct_trace *t = &a->t;
+	int at = ct_find(t, "ct_spin_leaf");
+	bool in_x30, kernel_has = false;
+	unsigned int i;
+
+	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_ASSERT_GE_MSG(test, at, 0, "ct_spin_leaf is not in the trace");
+	KUNIT_ASSERT_LT(test, at + 1, (int)t->n);
+	KUNIT_EXPECT_TRUE_MSG(test, ct_is(t->pc[at + 1], caller),
+			      "frame %d: %pS, expected %s", at + 1,
+			      (void *)t->pc[at + 1], caller);
+	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(t->pc[at], KUNWIND_SRC_ANY,
+						  info), 0);
+	in_x30 = !kuw_rule_find(&info->rule, KT_REG_RA);
+	for (i = 0; i < t->kn; i++)
+		kernel_has |= t->kpc[i] == t->pc[at + 1];
+	if (KT_REF_FRAME_RECORDS && in_x30)
+		KUNIT_EXPECT_FALSE_MSG(test, kernel_has,
+				       "the kernel's unwinder found %s", caller);
+	kunit_info(test, "interrupted at %pS (return address %s): the kernel's unwinder %s %s\n",
+		   (void *)t->pc[at], in_x30 ? "in a register" : "saved",
+		   kernel_has ? "has" : "misses", caller);
+}
+
 struct ct_hrtimer {
 	struct hrtimer timer;
 	struct ct_async a;
@@ -343,6 +376,7 @@ static void ct_hardirq(struct kunit *test)
 	ct_expect_interrupted(test, &k->a, "ct_hrtimer_fn");
 	KUNIT_EXPECT_FALSE(test, k->a.t.reliable);
 	ct_expect_chain(test, &k->a.t);
+	ct_expect_leaf_caller(test, &k->a, "ct_hrtimer_leaf");
 }
 
 struct ct_timer {
@@ -374,6 +408,7 @@ static void ct_softirq(struct kunit *test)
 	del_timer_sync(&k->timer);
 	ct_expect_interrupted(test, &k->a, "ct_timer_fn");
 	KUNIT_EXPECT_GE(test, ct_find(&k->a.t, "run_timer_softirq"), 0);
+	ct_expect_leaf_caller(test, &k->a, "ct_timer_leaf");
 }
 
 static void ct_ipi_fn(void *arg)
@@ -410,27 +445,30 @@ static int ct_nmi_fn(unsigned int type, struct pt_regs *regs)
 
 	/* one trace only */
 	if (!a || smp_load_acquire(&a->done))
-		return NMI_DONE;
+		return KT_NMI_DONE;
 	ct_handler_walk(a);
-	return NMI_HANDLED;
+	return KT_NMI_HANDLED;
 }
 
 static noinline int ct_nmi_leaf(struct kuw_chain *c)
 {
-	apic->send_IPI_self(NMI_VECTOR);
+	kt_nmi_self();
 	return ct_spin_leaf(c);
 }
 
 static void ct_nmi(struct kunit *test)
 {
 	struct ct_async *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	WRITE_ONCE(ct_nmi_cur, a);
-	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, ct_nmi_fn, 0,
-						   "kunwind_ctx"), 0);
+	ret = kt_nmi_register(ct_nmi_fn, "kunwind_ctx");
+	if (ret == -EOPNOTSUPP)
+		kunit_skip(test, "no NMI to send to this CPU in this kernel");
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	ct_run_spinning(a, ct_nmi_leaf);
-	unregister_nmi_handler(NMI_LOCAL, "kunwind_ctx");
+	kt_nmi_unregister("kunwind_ctx");
 	WRITE_ONCE(ct_nmi_cur, NULL);
 	/* pairs with the release in ct_handler_walk() */
 	if (!smp_load_acquire(&a->done))
@@ -528,13 +566,16 @@ static void ct_kprobe(struct kunit *test)
 
 	/*
 	 * From the probe's pt_regs: f3 (its first instruction), its caller
-	 * f2, f2's caller f1, in order.  The frame-pointer unwinder sees f3,
-	 * then uses the rbp f3 has not pushed yet: f2's frame, whose return
-	 * address is in f1, so it skips f2.
+	 * f2, f2's caller f1, in order.  An unwinder that follows frame
+	 * pointers (x86_64's fp kernel: the rbp f3 has not pushed yet; arm64:
+	 * the x29 of the frame record f3 has not saved yet) takes f2's frame
+	 * for f3's, whose return address is in f1, so it skips f2.  Both are
+	 * asserted: kunwind has f2, and the kernel's unwinder misses it
+	 * exactly when it follows frame records (ORC has it).
 	 */
 	r = &k->regs;
 	KUNIT_ASSERT_GE(test, r->n, 3U);
-	/* int3 at f3, or the ftrace call there (regs->ip is f3 + 1) */
+	/* a breakpoint at f3, or the ftrace call there (x86: regs->ip is f3 + 1) */
 	KUNIT_EXPECT_TRUE(test, ct_is(r->pc[0], "kuw_chain_f3") &&
 			  r->pc[0] - (unsigned long)kuw_chain_f3 < 8);
 	KUNIT_EXPECT_TRUE(test, ct_is(r->pc[1], "kuw_chain_f2"));
@@ -542,9 +583,10 @@ static void ct_kprobe(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, r->err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(r->err));
 	fp_skips = ct_skips(r, "kuw_chain_f2", "kuw_chain_f1");
-	if (IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER))
-		KUNIT_EXPECT_TRUE(test, fp_skips);
-	if (!fp_skips == IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER))
+	KUNIT_EXPECT_EQ_MSG(test, fp_skips, (bool)KT_REF_FRAME_RECORDS,
+			    "the kernel's unwinder %s f2",
+			    fp_skips ? "skipped" : "did not skip");
+	if (fp_skips != KT_REF_FRAME_RECORDS)
 		ct_dump(test, r);
 	kunit_info(test, "from the probe's regs: kunwind %pS %pS %pS; kernel %pS %pS\n",
 		   (void *)r->pc[0], (void *)r->pc[1], (void *)r->pc[2],

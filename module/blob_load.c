@@ -48,34 +48,46 @@ static int kuw_blob_check_id(const struct kuw_blob *b, struct kuw_diag *d)
 	return 0;
 }
 
+/* The entry of "vmlinux" or of a module, by name.  kuw_reg_mutex held. */
+static struct kuw_entry *kuw_find_name(const char *name)
+{
+	struct kuw_entry *e;
+
+	list_for_each_entry(e, &kuw_entries, list)
+		if (!strcmp(e->name, name))
+			return e;
+	return NULL;
+}
+
 /*
- * Publish table @t of @src (backed by @buf) for @mod's entry (NULL:
- * vmlinux): a copy of the entry takes every table over and adds @t; the
- * old one is freed after a grace period.  A table of @src already there
- * is not replaced: -KUW_E_EXISTS.
+ * Replace @owner's entry by a copy with table @t of @src (backed by @buf,
+ * built from a section at @addr, @size bytes), or without its table of
+ * @src when @t is NULL; the old entry is freed after a grace period,
+ * with the table it kept.  Adding over a table there: -KUW_E_EXISTS;
+ * dropping one not there: -KUW_E_NOINFO.
  */
-static int kuw_blob_publish(struct module *mod, int src, struct kuw_table *t,
-			    const u8 *buf, const struct kuw_blob *b, s64 delta,
-			    struct kuw_diag *d)
+static int kuw_entry_swap(const char *owner, int src, struct kuw_table *t,
+			  const u8 *buf, u64 addr, u64 size)
 {
 	struct kuw_entry *old, *e;
 	int i;
 
-	e = kuw_entry_alloc(b->owner);
+	e = kuw_entry_alloc(owner);
 	if (!e)
 		return -KUW_E_NOMEM;
 	mutex_lock(&kuw_reg_mutex);
-	old = kuw_find_mod(mod);
-	if (!old || old->tab[src]) {
+	old = kuw_find_name(owner);
+	if (!old || !old->tab[src] != !!t) {
 		mutex_unlock(&kuw_reg_mutex);
 		kfree(e);
-		return kuw_fail(d, "blob", old ? KUW_BLOB_OFF_SRC :
-				KUW_BLOB_OFF_OWNER,
-				old ? KUW_E_EXISTS : KUW_E_NOOWNER);
+		return !old ? -KUW_E_NOOWNER :
+			t ? -KUW_E_EXISTS : -KUW_E_NOINFO;
 	}
 	e->mod = old->mod;
 	memcpy(e->text, old->text, sizeof(e->text));
 	for (i = 0; i < KUW_SRC__COUNT; i++) {
+		if (i == src)
+			continue;
 		e->tab[i] = old->tab[i];
 		e->blob[i] = old->blob[i];
 		e->sec_addr[i] = old->sec_addr[i];
@@ -84,17 +96,64 @@ static int kuw_blob_publish(struct module *mod, int src, struct kuw_table *t,
 		old->tab[i] = NULL;
 		old->blob[i] = NULL;
 	}
-	e->tab[src] = t;
-	e->blob[src] = (void *)buf;
-	e->sec_addr[src] = b->sec.addr + delta;
-	e->sec_size[src] = b->sec.size;
-	e->how[src] = "blob";
+	if (t) {
+		e->tab[src] = t;
+		e->blob[src] = (void *)buf;
+		e->sec_addr[src] = addr;
+		e->sec_size[src] = size;
+		e->how[src] = "blob";
+	}
 	list_replace_rcu(&old->list, &e->list);
 	kuw_reg_changed();
 	mutex_unlock(&kuw_reg_mutex);
 	synchronize_rcu();
 	kuw_entry_free(old);
 	return 0;
+}
+
+/* Refuse early (before building) a table that is there already. */
+static int kuw_blob_absent(const struct kuw_blob *b, struct kuw_diag *d)
+{
+	struct kuw_entry *e;
+	bool there;
+
+	mutex_lock(&kuw_reg_mutex);
+	e = kuw_find_name(b->owner);
+	there = e && e->tab[b->src];
+	mutex_unlock(&kuw_reg_mutex);
+	return there ? kuw_fail(d, "blob", KUW_BLOB_OFF_SRC, KUW_E_EXISTS) : 0;
+}
+
+/* Publish a built table, or say why not (and free it). */
+static int kuw_blob_publish(const struct kuw_blob *b, struct kuw_table *t,
+			    const u8 *buf, s64 delta, struct kuw_diag *d)
+{
+	int ret = kuw_entry_swap(b->owner, b->src, t, buf,
+				 b->sec.addr + delta, b->sec.size);
+
+	if (ret) {
+		kuw_table_free(t);
+		return kuw_fail(d, "blob", ret == -KUW_E_EXISTS ?
+				KUW_BLOB_OFF_SRC : KUW_BLOB_OFF_OWNER, -ret);
+	}
+	return 0;
+}
+
+/**
+ * kuw_registry_drop_table() - forget one table of the kernel or a module
+ * @owner: "vmlinux" or a module's name
+ * @src: enum kuw_src
+ *
+ * For replacing a table by a blob (debugfs kunwind/unload): until the
+ * next load the object's pcs in that table fall back to the others.
+ *
+ * Return: 0, -KUW_E_NOOWNER or -KUW_E_NOINFO (no such table).
+ */
+int kuw_registry_drop_table(const char *owner, int src)
+{
+	if (src < 0 || src >= KUW_SRC__COUNT)
+		return -KUW_E_INVAL;
+	return kuw_entry_swap(owner, src, NULL, NULL, 0, 0);
 }
 
 /* The kernel image's table: moved by the KASLR offset. */
@@ -108,6 +167,8 @@ static int kuw_blob_vmlinux(const u8 *buf, struct kuw_blob *b,
 	if (!kuw_stext)
 		return kuw_fail(d, "blob", 0, KUW_E_INVAL);
 	ret = kuw_blob_check_id(b, d);
+	if (!ret)
+		ret = kuw_blob_absent(b, d);
 	if (ret)
 		return ret;
 	delta = (s64)(kuw_stext - b->stext);
@@ -120,10 +181,7 @@ static int kuw_blob_vmlinux(const u8 *buf, struct kuw_blob *b,
 	if (ret)
 		return ret;
 	kuw_table_relocate(t, delta);
-	ret = kuw_blob_publish(NULL, b->src, t, buf, b, delta, d);
-	if (ret)
-		kuw_table_free(t);
-	return ret;
+	return kuw_blob_publish(b, t, buf, delta, d);
 }
 
 /* A module's table: each FDE moved to where its section was loaded. */
@@ -139,6 +197,8 @@ static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
 	if (!mod)
 		return kuw_fail(d, "blob", KUW_BLOB_OFF_OWNER, KUW_E_NOOWNER);
 	ret = kuw_blob_check_id(b, d);
+	if (!ret)
+		ret = kuw_blob_absent(b, d);
 	if (ret) {
 		module_put(mod);
 		return ret;
@@ -149,11 +209,8 @@ static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
 		ret = kuw_table_build(&b->obj, b->src, &b->sec, &t, d);
 	kfree(map);
 	b->obj.remap = NULL;
-	if (!ret) {
-		ret = kuw_blob_publish(mod, b->src, t, buf, b, 0, d);
-		if (ret)
-			kuw_table_free(t);
-	}
+	if (!ret)
+		ret = kuw_blob_publish(b, t, buf, 0, d);
 	module_put(mod);
 	return ret;
 }
@@ -186,6 +243,24 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
 		return kuw_blob_vmlinux(buf, &b, d);
 	return kuw_blob_module(buf, &b, d);
 }
+
+/**
+ * kunwind_drop_table() - forget one table of the kernel or a module
+ * @owner: "vmlinux" or a module's name
+ * @src: enum kuw_src of the table
+ *
+ * What debugfs kunwind/unload does: a blob may then give the table again
+ * (a second table of a source is refused).  Process context.
+ *
+ * Return: 0, -ENOENT (no such object or table) or -EINVAL.
+ */
+int kunwind_drop_table(const char *owner, u8 src)
+{
+	if (!owner)
+		return -EINVAL;
+	return kunwind_errno(kuw_registry_drop_table(owner, src));
+}
+EXPORT_SYMBOL_GPL(kunwind_drop_table);
 
 /**
  * kuw_blob_total() - the whole blob's size from its header

@@ -13,10 +13,13 @@
  *              and the reliable flag.  Each open file has its own result.
  *   stats      lookups, frames, unwinds, ORC-stepped frames, table load
  *              failures, and a counter for each stop reason
- *   load       write a vmlinux blob (kunwind-dump export); it is applied by
- *              the write that completes it, or refused whole
- * A bad write returns -EINVAL and logs one rate-limited line; nothing is
- * half-applied.
+ *   load       write a vmlinux or module blob (kunwind-dump export); it is
+ *              applied by the write that completes it, or refused whole
+ *              with the reason's errno (see kuw_blob_apply())
+ *   unload     write "OWNER SECTION" (e.g. "vmlinux eh_frame"): that table
+ *              is dropped, so that a blob may replace it
+ * A bad write returns -EINVAL (load, unload: the reason's errno) and logs
+ * one rate-limited line; nothing is half-applied.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -513,6 +516,13 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(l->buf + l->len, ubuf, need))
 		return -EFAULT;
 	l->len += need;
+	if (l->len >= sizeof(KUW_BLOB_MAGIC) &&
+	    l->len - need < sizeof(KUW_BLOB_MAGIC) &&
+	    memcmp(l->buf, KUW_BLOB_MAGIC, sizeof(KUW_BLOB_MAGIC))) {
+		l->done = true;
+		kuw_bad("load", "not a blob (bad magic)");
+		return -EINVAL;
+	}
 	if (l->len == KUW_BLOB_HDR_SIZE && l->want == KUW_BLOB_HDR_SIZE) {
 		size_t total = kuw_blob_total(l->buf);
 		u8 *nb;
@@ -553,6 +563,48 @@ static ssize_t kuw_load_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+/* ---- unload ---- */
+
+static ssize_t kuw_unload_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char *buf, *p, *owner, *sec;
+	u8 src;
+	int ret;
+
+	buf = memdup_user_nul(ubuf, min_t(size_t, len, 127));
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	p = strim(buf);
+	owner = strsep(&p, " \t");
+	sec = p ? strim(p) : NULL;
+	ret = -EINVAL;
+	if (!owner || !*owner || !sec || kuw_parse_src(sec, &src) ||
+	    src >= KUW_SRC__COUNT) {
+		kuw_bad("unload", "expected OWNER eh_frame|debug_frame|sframe");
+		goto out;
+	}
+	ret = kuw_registry_drop_table(owner, src);
+	if (ret) {
+		kuw_bad("unload", "%s %s: %s", owner, kuw_src_name(src),
+			kuw_strerror(ret));
+		ret = kunwind_errno(ret);
+		goto out;
+	}
+	pr_info("%s: %s table dropped\n", owner, kuw_src_section(src));
+	ret = len;
+out:
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations kuw_unload_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.write = kuw_unload_write,
+	.llseek = no_llseek,
+};
+
 static const struct file_operations kuw_load_fops = {
 	.owner = THIS_MODULE,
 	.open = kuw_load_open,
@@ -576,6 +628,7 @@ int kuw_debugfs_init(void)
 	debugfs_create_file("rules", 0600, kuw_dir, NULL, &kuw_rules_fops);
 	debugfs_create_file("backtrace", 0600, kuw_dir, NULL, &kuw_bt_fops);
 	debugfs_create_file("load", 0200, kuw_dir, NULL, &kuw_load_fops);
+	debugfs_create_file("unload", 0200, kuw_dir, NULL, &kuw_unload_fops);
 	return 0;
 }
 

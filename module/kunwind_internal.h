@@ -85,6 +85,7 @@ struct kuw_blob;
 int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d);
 size_t kuw_blob_total(const u8 *hdr);
 int kuw_blob_apply(u8 *buf, size_t len);
+int kuw_registry_drop_table(const char *owner, int src);
 
 /* modules.c */
 int kuw_modules_init(void);

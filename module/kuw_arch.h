@@ -12,6 +12,9 @@
  *   KUW_REG_PC		struct kuw_regs column holding a frame's pc
  *   KUW_REG_SP		the stack pointer's column
  *   KUW_REG_FP		the frame pointer's column
+ *   KUW_ARCH_SP_MAY_STAY	1 when a frame may have no stack of its own
+ *			(its caller's sp is its own): the sp check then
+ *			accepts an unchanged sp when the pc changed
  * and two inline hooks of the per-frame path:
  *   bool kuw_arch_stack_link(const struct kunwind_stack *st, u64 *sp)
  *	after a table step left the caller's sp at @sp on @st: is that a
@@ -50,7 +53,7 @@ bool kuw_arch_in_module_area(unsigned long addr);
 int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc);
 
 /* unwind.c, for the arch's boundary step */
-int kuw_check_stack(struct kunwind_state *s, u64 old_sp,
+int kuw_check_stack(struct kunwind_state *s, u64 old_pc, u64 old_sp,
 		    struct kunwind_stack *prev, unsigned long *prev_mask,
 		    bool *moved);
 

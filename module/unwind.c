@@ -83,12 +83,16 @@ static void kuw_stop(struct kunwind_state *s, int err)
 }
 
 /*
- * Stack checks on the caller's frame after a step from a callee at @old_sp.
- * On a move to another stack the old stack's info is kept in @prev (and
- * *@moved set) so that a failed step can be undone.
+ * Stack checks on the caller's frame after a step from a callee at
+ * (@old_pc, @old_sp).  On the same stack the sp must move up; where the
+ * arch lets a frame have no stack of its own (KUW_ARCH_SP_MAY_STAY: an
+ * arm64 leaf, or a function stopped before its prologue, keeps its return
+ * address in x30), it may also stay, as long as the pc moves.  On a move to
+ * another stack the old stack's info is kept in @prev (and *@moved set) so
+ * that a failed step can be undone.
  */
 static __always_inline int __kuw_check_stack(struct kunwind_state *s,
-					     u64 old_sp,
+					     u64 old_pc, u64 old_sp,
 					     struct kunwind_stack *prev,
 					     unsigned long *prev_mask,
 					     bool *moved)
@@ -101,7 +105,9 @@ static __always_inline int __kuw_check_stack(struct kunwind_state *s,
 	if ((s->regs.valid & ~s->regs.lazy & need) != need)
 		return -KUW_E_BADSP;
 	if (sp >= b && sp <= e) {
-		if (sp <= old_sp)
+		if (sp < old_sp || (sp == old_sp &&
+				    (!KUW_ARCH_SP_MAY_STAY ||
+				     s->regs.r[KUW_REG_PC] == old_pc)))
 			return -KUW_E_BADSP;
 		/* a stack switch the tables do not describe (IRQ stack) */
 		if (likely(!kuw_arch_stack_link(&s->stack, &sp)))
@@ -119,6 +125,7 @@ static __always_inline int __kuw_check_stack(struct kunwind_state *s,
 /**
  * kuw_check_stack() - check the caller's sp after a step
  * @s: the unwind, at the caller's frame
+ * @old_pc: the callee's pc
  * @old_sp: the callee's sp
  * @prev: set to the callee's stack when the step moved to another stack
  * @prev_mask: set to the stacks entered before the move
@@ -126,11 +133,11 @@ static __always_inline int __kuw_check_stack(struct kunwind_state *s,
  *
  * Return: 0, or -KUW_E_BADSP / -KUW_E_BADSTACK.
  */
-int kuw_check_stack(struct kunwind_state *s, u64 old_sp,
+int kuw_check_stack(struct kunwind_state *s, u64 old_pc, u64 old_sp,
 		    struct kunwind_stack *prev, unsigned long *prev_mask,
 		    bool *moved)
 {
-	return __kuw_check_stack(s, old_sp, prev, prev_mask, moved);
+	return __kuw_check_stack(s, old_pc, old_sp, prev, prev_mask, moved);
 }
 
 /*
@@ -201,7 +208,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		s->row_pc = row;
 		ret = kuw_step(t->arch, t->sec, t->sec_size, r, &s->regs, s);
 		if (!ret)
-			ret = __kuw_check_stack(s, sp, &si, &mask, &moved);
+			ret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
 		if (!ret) {
 			s->signal = r->flags & KUW_RF_SIGNAL;
 			kuw_arch_ret_addr(s);
@@ -236,7 +243,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
-	oret = __kuw_check_stack(s, sp, &si, &mask, &moved);
+	oret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
 	if (!oret)
 		oret = kuw_lookahead(s, seq);
 	return oret;

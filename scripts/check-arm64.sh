@@ -12,11 +12,13 @@
 #     that the host tool (make tools) accepts both tables
 #  3. cross-build scripts/arm64/hello/ out of tree against it (ARCH=arm64
 #     CROSS_COMPILE=aarch64-linux-gnu-), with .eh_frame and .sframe
-#  4. cross-build kunwind.ko and the portable test modules (kunit/Kbuild)
+#  4. cross-build kunwind.ko and the test modules kunit/Kbuild builds for
+#     arm64 (the chain suites with kunit/arch/arm64/)
 #  5. boot it in qemu-system-aarch64 -M virt -cpu max (TCG, -smp 2) with a
 #     busybox initramfs whose /init (scripts/init/arm64.sh) loads and
 #     unloads hello.ko, then kunwind.ko: tables, backtraces against
-#     /proc/PID/stack, the smoke KUnit suite; sysrq t at the end
+#     /proc/PID/stack, the KUnit suites (smoke, unwind, context,
+#     registry); sysrq t at the end
 #  5. report in KTAP on stdout; the last line is "N passed, N failed"
 #     (", N skipped" when some are), like check-stock.sh, so that make
 #     check can add it up one day.  Exit status non-zero on any failure.
@@ -151,7 +153,7 @@ else
 fi
 
 # --- kunwind.ko --------------------------------------------------------------
-stamp "building kunwind.ko and the portable test modules for arm64"
+stamp "building kunwind.ko and the test modules for arm64"
 files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
 	"/etc/kuw-ktap.sh=$REPO/scripts/init/ktap.sh"
 	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh")

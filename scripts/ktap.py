@@ -34,7 +34,7 @@ failed, 1 otherwise.
 --diag NAME prints only the diagnostic lines of the guest results named
 NAME or "NAME ..." (make demo shows its sections with it).
 --allow-oops: an oops is expected (make demo); "BUG:" and "Oops:" lines
-do not fail the run.
+(arm64: "Unable to handle kernel ...") do not fail the run.
 
 scripts/oops_traces.py reads serial logs with kernel_messages() below.
 """
@@ -71,7 +71,7 @@ PROBLEMS = [
     r'^unchecked MSR access error',
 ]
 PROBLEM = re.compile('|'.join('(?:%s)' % p for p in PROBLEMS))
-OOPS = re.compile(r'^(?:BUG: |Oops: )')
+OOPS = re.compile(r'^(?:BUG: |Oops: |Unable to handle kernel )')
 
 
 def indent(s):

@@ -4,7 +4,8 @@
 # make lint: the kernel's own checkers on every kernel file of kunwind.
 #
 #  1. checkpatch.pl --strict, from the test kernel's source tree, on
-#     module/**/*.{c,h}, include/kunwind/*.h and kunit/*.{c,h}: file mode
+#     module/**/*.{c,h}, include/kunwind/*.h, kunit/*.{c,h} and
+#     kunit/arch/*/*.h: file mode
 #     (-f) and --no-tree, as the files are not in a kernel tree.  No check
 #     is ignored: FILE_PATH_CHANGES only fires on patches, and every file
 #     has its SPDX line in kernel style.  module/engine/env_host.h is left
@@ -43,7 +44,7 @@ files=()
 while IFS= read -r f; do
 	files+=("$f")
 done < <({ find module -name '*.[ch]' ! -path module/engine/env_host.h
-	  ls include/kunwind/*.h kunit/*.[ch]; } | sort)
+	  ls include/kunwind/*.h kunit/*.[ch] kunit/arch/*/*.h; } | sort)
 log "checkpatch.pl --strict --no-tree -f on ${#files[@]} files (from $KSRC)"
 perl "$CP" --strict --no-tree -f --terse --show-types --no-summary \
 	"${files[@]}" >"$WORK/checkpatch.out" 2>&1 || true

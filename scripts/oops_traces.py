@@ -6,9 +6,11 @@
     oops_traces.py LOG --kernel   the kernel's trace, one frame a line
     oops_traces.py LOG --kunwind  kunwind's trace, one frame a line
 
-The kernel's trace is the faulting function (RIP) and the first "Call
-Trace:" block of an oops, without its "?" lines (stale addresses found on
-the stack, not frames); kunwind's is the block that follows
+The kernel's trace is, on x86_64, the faulting function (RIP) and the
+first "Call Trace:" block of an oops, without its "?" lines (stale
+addresses found on the stack, not frames); on arm64 the first "Call
+trace:" block, which starts at the faulting pc itself (frame records from
+the oops' pt_regs).  kunwind's is the block that follows
 "kunwind: Call Trace:", and its "end of trace:" line says why it stopped.
 Test results are not read here: scripts/ktap.py parses those (and gives
 this script its reader of serial logs).
@@ -26,14 +28,15 @@ def messages(lines):
 
 
 def kernel_trace(msgs):
-    """The faulting function (from RIP), then the Call Trace frames."""
+    """The faulting function (from RIP), then the Call Trace frames; on
+    arm64 the "Call trace:" frames (the first is the faulting pc)."""
     frames, inside = [], False
     for m in msgs:
         if not inside:
             r = re.match(r'^RIP: 0010:(.*\S)', m)
             if r and not frames:
                 frames.append(r.group(1))
-            if m.strip() == 'Call Trace:':
+            if m.strip() in ('Call Trace:', 'Call trace:'):
                 inside = True
             continue
         s = m.strip()
@@ -81,6 +84,16 @@ def kunwind_trace(msgs):
     return frames
 
 
+def unwinder(msgs):
+    """The kernel's unwinder, by the oops' format: x86_64 prints RIP."""
+    for m in msgs:
+        if m.startswith('RIP: 0010:'):
+            return 'ORC'
+        if m.startswith('pc : '):
+            return 'frame records'
+    return 'ORC'
+
+
 def main():
     with open(sys.argv[1], errors='replace') as f:
         msgs = list(messages(f))
@@ -92,8 +105,9 @@ def main():
     if mode == '--kunwind':
         print('\n'.join(u))
         return 0
-    w = max([len(x) for x in k] + [len("kernel (ORC)")]) + 2
-    print('%-*s| %s' % (w, 'kernel (ORC)', 'kunwind'))
+    title = 'kernel (%s)' % unwinder(msgs)
+    w = max([len(x) for x in k] + [len(title)]) + 2
+    print('%-*s| %s' % (w, title, 'kunwind'))
     print('%s+%s' % ('-' * w, '-' * (w + 2)))
     for i in range(max(len(k), len(u), 1)):
         a = k[i] if i < len(k) else ''

@@ -182,6 +182,14 @@ def ktap_allow_oops():
     expect(rc, out, '5 passed, 0 failed, 2 skipped', 0)
     rc, out = run(log + kern('WARNING: at x'), '--allow-oops')
     assert rc == 1
+    # arm64's oops
+    log = SUITE + GUEST + kern('Unable to handle kernel NULL pointer '
+                               'dereference at virtual address '
+                               '0000000000000000')
+    rc, _ = run(log)
+    assert rc == 1
+    rc, out = run(log, '--allow-oops')
+    expect(rc, out, '5 passed, 0 failed, 2 skipped', 0)
 
 
 @test

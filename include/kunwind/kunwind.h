@@ -214,6 +214,7 @@ struct kunwind_table_info {
 int kunwind_tables_of(const char *owner, struct kunwind_table_info *info,
 		      int max);
 int kunwind_load_blob(const void *buf, size_t len);
+int kunwind_drop_table(const char *owner, u8 src);
 int kunwind_reread_module(const char *name);
 void kunwind_dump_stack(void);
 void kunwind_put_task_stack(struct task_struct *task);

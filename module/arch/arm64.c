@@ -244,22 +244,26 @@ bool kuw_arch_in_module_area(unsigned long addr)
  * @s: the unwind, just stepped to a caller whose pc is a trampoline
  *
  * arm64's tracers key their records by the frame pointer of the frame
- * that returns to the trampoline, which is the caller's x29 now.
+ * that returns to the trampoline, which is the caller's x29 now.  A step
+ * leaves a saved x29 lazy (the address of its slot): its value is read
+ * here, or the key would be a stack address and match no record.
  */
 void kuw_a64_ret_addr(struct kunwind_state *s)
 {
-	u64 pc = s->regs.r[KUW_REG_PC];
-	unsigned long fp = s->regs.r[KUW_REG_FP], real = 0;
+	u64 pc = s->regs.r[KUW_REG_PC], fp;
+	unsigned long real = 0;
 
-	if (!(s->regs.valid & BIT_ULL(KUW_REG_FP))) {
+	/* x29 may still be the address of its slot (lazy): read it */
+	if (kuw_regs_get(&s->regs, KUW_REG_FP, s, &fp)) {
 		s->reliable = false;
 		return;
 	}
 	if (pc == kuw_a64_tramp[0] && kuw_graph_ret)
 		real = kuw_graph_ret(s->task, &s->ret_idx, pc,
-				     (unsigned long *)fp);
+				     (unsigned long *)(unsigned long)fp);
 	else if (pc == kuw_a64_tramp[1] && kuw_kretprobe_ret)
-		real = kuw_kretprobe_ret(s->task, (void *)fp, &s->ret_cur);
+		real = kuw_kretprobe_ret(s->task, (void *)(unsigned long)fp,
+					 &s->ret_cur);
 	if (real && real != pc)
 		s->regs.r[KUW_REG_PC] = ptrauth_strip_insn_pac(real);
 	else

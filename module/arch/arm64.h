@@ -12,6 +12,12 @@
 #define KUW_REG_FP	KUW_A64_X29
 
 /*
+ * A leaf, or a function stopped before its prologue, has CFA = sp and its
+ * return address in x30: its caller's sp is its own.
+ */
+#define KUW_ARCH_SP_MAY_STAY	1
+
+/*
  * arm64's IRQ stack switch (call_on_irq_stack) leaves a frame record on
  * the task stack; it is crossed by the boundary step, not here.
  */

@@ -10,6 +10,9 @@
 #define KUW_REG_SP	KUW_X86_RSP
 #define KUW_REG_FP	KUW_X86_RBP
 
+/* A call pushes the return address: every caller's sp is above its callee's. */
+#define KUW_ARCH_SP_MAY_STAY	0
+
 /*
  * call_on_irqstack() stores the task's sp in the IRQ stack's top word and
  * calls the handler with sp right below it: a caller whose sp is that word

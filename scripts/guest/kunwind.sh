@@ -3,7 +3,7 @@
 #
 # Guest-side checks of kunwind's debugfs, run by the test bed's /init after
 # the test modules are loaded (busybox sh; reports KTAP through
-# /etc/kuw-ktap.sh: 13 results).
+# /etc/kuw-ktap.sh: 14 results).
 #
 #  1. rules: for every row of every executable section of unwind_test.ko,
 #     and one byte into each row, debugfs kunwind/rules gives the same row
@@ -15,8 +15,9 @@
 #     change nothing.
 #  4. backtrace self ends cleanly at the end of the stack.
 #  5. load: the vmlinux blob made by `kunwind-dump export /boot/vmlinux`
-#     replaces the kernel's .eh_frame table; rules are unchanged by it; a
-#     corrupted blob is refused whole.
+#     is refused while the kernel's .eh_frame table is there (EEXIST);
+#     after debugfs unload drops it, the blob gives it back with the same
+#     rules; a corrupted blob is refused whole (EBADMSG).
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
 D=/sys/kernel/debug/kunwind
@@ -37,7 +38,7 @@ if [ ! -d $D ]; then
 	notok "debugfs kunwind/ exists"
 	exit 0
 fi
-ktap_plan 13
+ktap_plan 14
 
 # Loops below run no command per address (no fork: TCG makes forks slow).
 
@@ -230,46 +231,65 @@ else
 fi
 
 # --- 5. load a vmlinux blob ---------------------------------------------------
+L1="load: a second vmlinux .eh_frame refused (EEXIST), tables unchanged"
+L2="load: after unload, the blob gives vmlinux .eh_frame, same rules"
+L3="load: backtrace through the blob's table"
+L4="load: corrupted blob refused whole"
 if ! have_dump || [ ! -f /boot/vmlinux ]; then
-	for t in "load: blob replaces vmlinux .eh_frame, same rules" \
-		"load: backtrace through the blob's table" \
-		"load: corrupted blob refused whole"; do
+	for t in "$L1" "$L2" "$L3" "$L4"; do
 		skip "$t" "no kunwind-dump or /boot/vmlinux"
+	done
+elif ! kunwind-dump export /boot/vmlinux -o $T/v.blob >$T/export.log 2>&1; then
+	diag <$T/export.log
+	notok "$L1"
+	for t in "$L2" "$L3" "$L4"; do
+		skip "$t" "kunwind-dump export failed"
 	done
 else
 	echo vfs_write+0x10 >$D/rules
 	{ read -r _; read -r r1; } <$D/rules
-	if kunwind-dump export /boot/vmlinux -o $T/v.blob >$T/export.log 2>&1 &&
+	tb=$(cat $D/tables)
+	if ! cat $T/v.blob 2>$T/err >$D/load && grep -q 'File exists' $T/err &&
+	   [ "$(cat $D/tables)" = "$tb" ]; then
+		ok "$L1"
+	else
+		diag <$T/err
+		notok "$L1"
+	fi
+	if echo "vmlinux eh_frame" >$D/unload &&
+	   ! grep -q '^vmlinux .eh_frame ' $D/tables &&
 	   cat $T/v.blob >$D/load &&
 	   grep -q '^vmlinux .eh_frame .* blob$' $D/tables; then
 		echo vfs_write+0x10 >$D/rules
 		{ read -r _; read -r r2; } <$D/rules
 		if [ "$r1" = "$r2" ]; then
-			ok "load: blob replaces vmlinux .eh_frame, same rules"
+			ok "$L2"
 		else
-			notok "load: rules changed by the blob: '$r1' vs '$r2'"
+			notok "$L2: '$r1' vs '$r2'"
 		fi
 		if bt self &&
 		   grep -q '^stop: end of stack' $T/bt; then
-			ok "load: backtrace through the blob's table"
+			ok "$L3"
 		else
-			notok "load: backtrace through the blob's table"
+			notok "$L3"
 		fi
-		# flip bytes in the middle of the section: checksum or parse fails
+		# flip bytes in the middle of the section: checksum or parse
+		# fails, before the table is found to be there already
 		cp $T/v.blob $T/bad.blob
 		printf 'XXXX' | dd of=$T/bad.blob bs=1 seek=4096 conv=notrunc 2>/dev/null
 		tb=$(cat $D/tables)
-		if ! cat $T/bad.blob >$D/load 2>/dev/null &&
+		if ! cat $T/bad.blob 2>$T/err >$D/load &&
+		   grep -q 'Bad message' $T/err &&
 		   [ "$(cat $D/tables)" = "$tb" ]; then
-			ok "load: corrupted blob refused whole"
+			ok "$L4"
 		else
-			notok "load: corrupted blob accepted or tables changed"
+			diag <$T/err
+			notok "$L4"
 		fi
 	else
-		diag <$T/export.log
-		notok "load: blob replaces vmlinux .eh_frame, same rules"
-		skip "load: backtrace through the blob's table" "no blob loaded"
-		skip "load: corrupted blob refused whole" "no blob loaded"
+		notok "$L2"
+		skip "$L3" "no blob loaded"
+		skip "$L4" "no blob loaded"
 	fi
 fi
 rm -rf $T

@@ -4,12 +4,14 @@
 # kernel boots, loads and unloads hello.ko (whose init prints the kernel's
 # trace through its own frames), then kunwind.ko and the portable test
 # modules: kunwind's tables, backtraces of itself and of every thread
-# against /proc/PID/stack (scripts/guest/backtrace_all.sh), the smoke
-# KUnit suite; prints every task's trace with sysrq t, and ends the guest
-# (reboot -f; QEMU's -no-reboot turns the PSCI reset into an exit).
+# against /proc/PID/stack (scripts/guest/backtrace_all.sh), the KUnit
+# suites (smoke; unwind and context: the chain of kunit/chain.c against the
+# kernel's frame-record unwinder; registry); prints every task's trace
+# with sysrq t, and ends the guest (reboot -f; QEMU's -no-reboot turns the
+# PSCI reset into an exit).
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
-ktap_plan 11
+ktap_plan 15
 diag "start"
 diag "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
 diag "pauth $(grep -o -w -m1 paca /proc/cpuinfo || echo none)"
@@ -34,8 +36,18 @@ bt_self() {
 check "backtrace self: to the end of the stack, reliable" bt_self
 ktap_subtest "backtrace all vs /proc/PID/stack" sh /guest/backtrace_all.sh
 check "insmod smoke_test.ko (KUnit)" insmod $KUW_MODDIR/kunit/smoke_test.ko
-check "rmmod demo_oops, smoke_test, kunwind" \
-	sh -c "rmmod smoke_test && rmmod demo_oops && rmmod kunwind"
+# churn_payload first: the registry suite unloads and reloads it
+for m in unwind_test context_test churn_payload registry_test; do
+	check "insmod $m.ko" insmod $KUW_MODDIR/kunit/$m.ko
+done
+# scripts/ktap.py fails a suite registered here that never reported
+for d in /sys/kernel/debug/kunit/*; do
+	[ -d "$d" ] && diag "kunit suite registered: ${d##*/}"
+done
+check "rmmod the test modules, demo_oops, kunwind" \
+	sh -c "rmmod registry_test && rmmod churn_payload &&
+	       rmmod context_test && rmmod unwind_test &&
+	       rmmod smoke_test && rmmod demo_oops && rmmod kunwind"
 if [ -w /proc/sysrq-trigger ]; then
 	diag "sysrq t"
 	echo t >/proc/sysrq-trigger

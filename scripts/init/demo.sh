@@ -7,9 +7,20 @@
 # shellcheck source=common.sh
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
-# Entry, the faulting pc, a body pc from both table kinds, and vmlinux.
-set -- demo_depth5 demo_depth5+0x3b "demo_depth2+0x20 eh_frame" \
-	"demo_depth2+0x20 sframe" vfs_read+0x10
+# Entry, the faulting pc, a body pc from both table kinds, and vmlinux:
+# one a line in /etc/kuw-demo-rules (scripts/demo.sh finds the faulting pc
+# in the module's code), else the x86_64 defaults.
+if [ -f /etc/kuw-demo-rules ]; then
+	n=0
+	while IFS= read -r f; do
+		[ "$n" = 0 ] && set --
+		n=$((n + 1))
+		set -- "$@" "$f"
+	done </etc/kuw-demo-rules
+else
+	set -- demo_depth5 demo_depth5+0x3b "demo_depth2+0x20 eh_frame" \
+		"demo_depth2+0x20 sframe" vfs_read+0x10
+fi
 ktap_plan $((3 + $# + 1))
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
 check "insmod demo_oops.ko" insmod "$KUW_MODDIR"/kunit/demo_oops.ko

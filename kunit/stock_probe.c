@@ -9,9 +9,14 @@
  * to debugfs kunwind_stock_probe/walk, the next hit walks from the probe's
  * pt_regs three ways:
  *
- *   kernel  the kernel's own unwinder (ORC on Debian's kernel), as
- *           stack_trace_save_regs() does it (not exported): regs->ip, then
- *           unwind_start()/unwind_next_frame() from the regs;
+ *   kernel  the kernel's own unwinder, as stack_trace_save_regs() does it
+ *           (not exported): on x86_64 ORC (Debian's kernel), regs->ip,
+ *           then unwind_start()/unwind_next_frame() from the regs; on
+ *           arm64 the frame-record walker, arch_stack_walk() from the regs
+ *           (found with kallsyms_lookup_name(), as kunit/arch/arm64/
+ *           kt_arch.h does): regs->pc, then the frame records from x29,
+ *           so it misses the caller of a function probed before it saved
+ *           its record (the return address is still in x30);
  *   any     kunwind, any table, ORC where no table covers a frame;
  *   noorc   kunwind alone (KUNWIND_NO_ORC): its tables only.
  *
@@ -40,7 +45,10 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/stacktrace.h>
+#ifdef CONFIG_X86_64
 #include <asm/unwind.h>
+#endif
 #include "kunwind.h"
 
 static char *sym = "";
@@ -128,17 +136,13 @@ static void sp_walk(struct sp_walk *w, struct pt_regs *regs, u8 src)
 	w->reliable = kunwind_reliable(&st);
 }
 
-static int sp_pre(struct kprobe *p, struct pt_regs *regs)
+#ifdef CONFIG_X86_64
+/* stack_trace_save_regs(): arch_stack_walk() with regs, ORC here */
+static void sp_kernel_walk(struct pt_regs *regs)
 {
 	struct unwind_state os;
 	unsigned long addr;
 
-	atomic_inc(&sp_hits);
-	if (atomic_cmpxchg(&sp_armed, 1, 0) != 1)
-		return 0;
-	sp_res.pid = current->pid;
-	get_task_comm(sp_res.comm, current);
-	/* stack_trace_save_regs(): arch_stack_walk() with regs */
 	sp_res.kn = 0;
 	sp_res.kpc[sp_res.kn++] = regs->ip;
 	for (unwind_start(&os, current, regs, NULL); !unwind_done(&os);
@@ -149,6 +153,64 @@ static int sp_pre(struct kprobe *p, struct pt_regs *regs)
 		sp_res.kpc[sp_res.kn++] = addr;
 	}
 	sp_res.kerr = unwind_error(&os);
+}
+
+static int sp_kernel_walk_init(void)
+{
+	return 0;
+}
+#else
+/*
+ * arm64: arch_stack_walk() itself, not exported: found with
+ * kallsyms_lookup_name(), whose address a kprobe gives (at load time, not
+ * in the probe handler).  From regs it reports regs->pc first, then each
+ * frame record's return address.
+ */
+static void (*sp_arch_stack_walk)(stack_trace_consume_fn consume_entry,
+				  void *cookie, struct task_struct *task,
+				  struct pt_regs *regs);
+
+static bool sp_consume(void *cookie, unsigned long pc)
+{
+	if (sp_res.kn >= SP_MAX)
+		return false;
+	sp_res.kpc[sp_res.kn++] = pc;
+	return true;
+}
+
+static void sp_kernel_walk(struct pt_regs *regs)
+{
+	sp_res.kn = 0;
+	sp_res.kerr = 0;
+	sp_arch_stack_walk(sp_consume, NULL, current, regs);
+}
+
+static int sp_kernel_walk_init(void)
+{
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	unsigned long (*lookup)(const char *name);
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret < 0)
+		return ret;
+	lookup = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	if (!lookup)
+		return -ENOENT;
+	sp_arch_stack_walk = (void *)lookup("arch_stack_walk");
+	return sp_arch_stack_walk ? 0 : -ENOENT;
+}
+#endif
+
+static int sp_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&sp_hits);
+	if (atomic_cmpxchg(&sp_armed, 1, 0) != 1)
+		return 0;
+	sp_res.pid = current->pid;
+	get_task_comm(sp_res.comm, current);
+	sp_kernel_walk(regs);
 	sp_walk(&sp_res.any, regs, KUNWIND_SRC_ANY);
 	sp_walk(&sp_res.noorc, regs, KUNWIND_SRC_ANY | KUNWIND_NO_ORC);
 	atomic_set_release(&sp_done, 1);
@@ -239,6 +301,11 @@ static int __init sp_init(void)
 	if (!sym || !*sym) {
 		pr_info("stock_probe: no sym=, nothing probed\n");
 		return 0;
+	}
+	ret = sp_kernel_walk_init();
+	if (ret) {
+		pr_err("stock_probe: the kernel's unwinder not found: %d\n", ret);
+		return ret;
 	}
 	sp_kp.symbol_name = sym;
 	sp_kp.offset = off;

@@ -45,6 +45,8 @@ static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
 static unsigned long (*kuw_kretprobe_ret)(struct task_struct *task, void *fp,
 					  void *cur);
 unsigned long kuw_a64_tramp[2];
+/* without _end (no CONFIG_KALLSYMS_ALL): the module tree is asked */
+static bool (*kuw_is_module_address)(unsigned long addr);
 
 /**
  * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
@@ -61,6 +63,14 @@ int kuw_arch_init(void)
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
 	kuw_kimage[0] = kuw_lookup_name("_text");
 	kuw_kimage[1] = kuw_lookup_name("_end");
+	/*
+	 * Neither is a text symbol: a kernel without CONFIG_KALLSYMS_ALL
+	 * (Debian's stock kernel) has neither in kallsyms, and an empty
+	 * range would take the module list's head (in .data) for a module.
+	 * is_module_address() (a function: in kallsyms) answers then.
+	 */
+	if (!kuw_kimage[0] || !kuw_kimage[1])
+		kuw_is_module_address = (void *)kuw_lookup_name("is_module_address");
 	kuw_lookup_range("call_on_irq_stack", kuw_irq_call);
 	kuw_lookup_range("secondary_startup", kuw_idle[0]);
 	kuw_lookup_range("__primary_switched", kuw_idle[1]);
@@ -230,13 +240,17 @@ bool kuw_arch_at_end(const struct kunwind_state *s)
  * @addr: an address
  *
  * arm64 modules may be placed anywhere in the vmalloc area (module PLTs):
- * anything that is not in the kernel image counts.
+ * anything that is not in the kernel image counts.  Without the image's
+ * bounds (no _text or _end in kallsyms), only a module's own memory counts
+ * (is_module_address()), and nothing when that is not found either.
  *
  * Return: true for an address outside the kernel image.
  */
 bool kuw_arch_in_module_area(unsigned long addr)
 {
-	return !kuw_in(kuw_kimage, addr);
+	if (kuw_kimage[0] && kuw_kimage[1])
+		return !kuw_in(kuw_kimage, addr);
+	return kuw_is_module_address && kuw_is_module_address(addr);
 }
 
 /**

@@ -6,6 +6,7 @@
 #   make demo           boot the test kernel, show tables, rules and an oops trace
 #                       (ARCH=arm64: on the arm64 test kernel)
 #   make check-stock    smoke test on Debian's stock 6.1 kernel
+#                       (ARCH=arm64: its arm64 build, under QEMU)
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make tools          build/kunwind-dump
@@ -83,8 +84,9 @@ check:
 demo:
 	@ARCH=$(ARCH) scripts/demo.sh
 
+# ARCH=arm64: Debian's stock arm64 kernel under qemu-system-aarch64
 check-stock:
-	@scripts/check-stock.sh
+	@ARCH=$(ARCH) scripts/check-stock.sh
 
 # Not part of make check (yet): kunwind.ko is not ported to arm64.
 check-arm64:

@@ -23,17 +23,48 @@
 #  6. a second boot oopses in demo_oops.ko: kunwind's trace of the oops
 #     must be the kernel's (scripts/oops_traces.py)
 #
+# ARCH=arm64 (make check-stock ARCH=arm64): the same on Debian's stock
+# arm64 kernel, linux-image-6.1.0-N-arm64 (apt-get download of the :arm64
+# packages, dpkg's arm64 architecture added when missing), its modules
+# cross-built against its headers with the amd64 linux-kbuild-6.1 host
+# tools (fixdep, modpost: host programs) and ARCH=arm64
+# CROSS_COMPILE=aarch64-linux-gnu-, a static aarch64 kunwind-dump, booted
+# under qemu-system-aarch64 -M virt -cpu max.  The kernel's own unwinder
+# there follows frame records: it misses the caller of a function stopped
+# before it saved its record, so where the walks differ the kernel's must be
+# kunwind's with frames left out (scripts/init/stock.sh counts them).
+#
 # Results are KTAP: the host-side steps (builds, dkms, debug files, the oops
 # traces) in a KTAP file, the guests' (scripts/init/stock.sh,
 # scripts/init/stock_oops.sh) on the serial console; scripts/ktap.py
 # parses them all.  Last line: "N passed, N failed" (", N skipped" when some are).
-export KUW_ARCH=x86_64	# the x86 bed; make check-arm64 is the arm64 one
+case ${ARCH:-x86_64} in
+x86 | x86_64) KUW_ARCH=x86_64 ;;
+arm64 | aarch64) KUW_ARCH=arm64 ;;
+*) echo "make check-stock: ARCH=$ARCH: x86_64 or arm64" >&2; exit 2 ;;
+esac
+export KUW_ARCH	# mkinitramfs.sh and kuw_build_modules read it
+unset ARCH	# the kernel's make must not see it (kuw_build_modules sets it)
 . "$(dirname "$0")/lib.sh"
+
+# Debian's architecture and what differs per architecture: the package
+# suffix, the binutils prefix, the guest's tool chain and QEMU.
+if [ "$KUW_ARCH" = arm64 ]; then
+	da=arm64 q=:arm64 xp=aarch64-linux-gnu- lsfx=-arm64
+else
+	da=amd64 q= xp= lsfx=
+fi
 
 
 t0=$(date +%s)
 stamp() { log "[$(( $(date +%s) - t0 ))s] $*"; }
 kuw_deps
+if [ "$KUW_ARCH" = arm64 ]; then
+	# libc.a for the guest's static kunwind-dump; the busybox (which also
+	# adds arm64 to dpkg's architectures, for apt-get download below)
+	kuw_install libc6-dev-arm64-cross
+	kuw_busybox_arm64 >/dev/null
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-stock.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$CACHE/logs"
@@ -81,11 +112,14 @@ summary() {
 }
 
 # --- stock kernel and headers ------------------------------------------
-img=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-6\.1\.[0-9.-]*-amd64\)$/\1/p' | head -n 1)
-[ -n "$img" ] || { apt-get update -qq || true; img=$(apt-cache depends linux-image-amd64 |
-	sed -n 's/^ *Depends: \(linux-image-6\.1\.[0-9.-]*-amd64\)$/\1/p' | head -n 1); }
-[ -n "$img" ] || die "cannot find Debian's linux-image-6.1.0-*-amd64 (apt-get update?)"
+stock_img() {
+	apt-cache depends "linux-image-$da$q" 2>/dev/null |
+		sed -n "s/^ *Depends: \(linux-image-6\.1\.[0-9.-]*-$da\)\(:$da\)\?\$/\1/p" |
+		head -n 1
+}
+img=$(stock_img)
+[ -n "$img" ] || { apt-get update -qq || true; img=$(stock_img); }
+[ -n "$img" ] || die "cannot find Debian's linux-image-6.1.0-*-$da (apt-get update?)"
 kver=${img#linux-image-}
 ST="$CACHE/stock/$kver"
 if [ ! -f "$ST/.kuw-ok" ]; then
@@ -93,14 +127,16 @@ if [ ! -f "$ST/.kuw-ok" ]; then
 	rm -rf "$ST"
 	mkdir -p "$ST/debs" "$ST/root"
 	chmod 777 "$ST/debs"	# apt's sandbox user writes there
-	flavour=${kver%-amd64}
-	(cd "$ST/debs" && apt-get download -q "linux-image-$kver" \
-		"linux-headers-$kver" "linux-headers-$flavour-common" \
-		linux-kbuild-6.1 >/dev/null)
+	flavour=${kver%-"$da"}
+	# linux-kbuild-6.1 is always the host's (amd64): fixdep, modpost and
+	# the other kbuild helpers run here, also when cross-building.
+	(cd "$ST/debs" && apt-get download -q "linux-image-$kver$q" \
+		"linux-headers-$kver$q" "linux-headers-$flavour-common" \
+		linux-kbuild-6.1:amd64 >/dev/null)
 	for d in "$ST"/debs/*.deb; do
 		dpkg-deb -x "$d" "$ST/root"
 	done
-	# The amd64 headers include the common headers by absolute path.
+	# The flavour's headers include the common headers by absolute path.
 	sed -i "s|^include /usr/src/|include $ST/root/usr/src/|" \
 		"$ST/root/usr/src/linux-headers-$kver/Makefile"
 	touch "$ST/.kuw-ok"
@@ -109,6 +145,12 @@ rm -rf "$ST/debs"	# unpacked: the .debs are not needed again
 KDIR="$ST/root/usr/src/linux-headers-$kver"
 VMLINUZ="$ST/root/boot/vmlinuz-$kver"
 [ -f "$VMLINUZ" ] || die "$VMLINUZ missing"
+# QEMU's -kernel takes arm64's Image as it is; Debian's arm64 vmlinuz is one
+# (a gzipped one would be unpacked here once).
+if [ "$KUW_ARCH" = arm64 ] && [ "$(head -c 2 "$VMLINUZ" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+	[ -s "$ST/Image" ] || { zcat "$VMLINUZ" >"$ST/Image.tmp" && mv "$ST/Image.tmp" "$ST/Image"; }
+	VMLINUZ="$ST/Image"
+fi
 stamp "stock kernel $kver"
 
 # --- build against the stock headers -----------------------------------
@@ -157,7 +199,9 @@ if [ "$(id -u)" = 0 ] && { kuw_have_pkg dkms || kuw_install dkms; }; then
 	mkdir -p "$D/tree" "$D/install/$kver" "$D/src"
 	rsync -a --exclude=.git --exclude=/build "$WORK/src/" "$D/src/kunwind-$ver/"
 	make -C "$KDIR" M="$D/src/kunwind-$ver" clean >/dev/null 2>&1 || true
-	dk=(dkms --dkmstree "$D/tree" --sourcetree "$D/src" --installtree "$D/install"
+	# arm64: cross-built like the modules above (the headers' Makefile sets
+	# ARCH; CROSS_COMPILE comes from the environment)
+	dk=(env ${xp:+CROSS_COMPILE=$xp} dkms ${xp:+-a aarch64} --dkmstree "$D/tree" --sourcetree "$D/src" --installtree "$D/install"
 		-m kunwind -v "$ver" -k "$kver" --kernelsourcedir "$KDIR")
 	if "${dk[@]}" add >"$D.log" 2>&1 && "${dk[@]}" build >>"$D.log" 2>&1 &&
 		"${dk[@]}" install --force --no-depmod >>"$D.log" 2>&1 &&
@@ -174,12 +218,16 @@ else
 fi
 
 # --- kunwind-dump: for the host, and static for the guest ----------------
+# (arm64: cross-built with aarch64-linux-gnu-gcc -static, libc6-dev-arm64-cross)
 TB="$WORK/tools"
 TOOL="$TB/kunwind-dump"
-if make -s -C "$REPO" B="$TB" "$TOOL" "$TB/kunwind-dump-static" \
-	>"$WORK/tools.log" 2>&1; then
-	hres ok "build a static kunwind-dump for the guest"
-	stockfiles+=("/bin/kunwind-dump=$TB/kunwind-dump-static")
+GB="$WORK/guest-tools"
+gcc_guest=(CC="${xp}gcc")
+if make -s -C "$REPO" B="$TB" "$TOOL" >"$WORK/tools.log" 2>&1 &&
+	make -s -C "$REPO" B="$GB" "${gcc_guest[@]}" "$GB/kunwind-dump-static" \
+	>>"$WORK/tools.log" 2>&1; then
+	hres ok "build a static kunwind-dump for the guest${xp:+ (${xp}gcc -static)}"
+	stockfiles+=("/bin/kunwind-dump=$GB/kunwind-dump-static")
 else
 	cat "$WORK/tools.log" >&2
 	hres fail "build a static kunwind-dump for the guest"
@@ -199,14 +247,14 @@ dbgroot=/usr/lib/debug
 # The trimmed vmlinux: section headers, .notes (the build id), .debug_frame,
 # the symbols; the code and data become NOBITS.  About 5 % of the file.
 dbg_trim_vmlinux() {
-	objcopy --only-keep-debug -R '.debug_*' -R '!.debug_frame' -R '.rela*' \
+	"${xp}objcopy" --only-keep-debug -R '.debug_*' -R '!.debug_frame' -R '.rela*' \
 		-R '.BTF*' "$1" "$2"
 }
 # A module's: its other DWARF and their relocations go, .debug_frame and
 # .rela.debug_frame stay (objcopy --only-keep-debug would drop those
 # relocations: module blobs are relocated with them).
 dbg_trim_module() {
-	objcopy --remove-relocations='.debug_[!f]*' -R '.debug_[!f]*' \
+	"${xp}objcopy" --remove-relocations='.debug_[!f]*' -R '.debug_[!f]*' \
 		-R '.BTF*' "$1" "$2"
 }
 # dbg_extract DEB DIR MEMBER...: only these files.  tar stops once it has
@@ -236,15 +284,15 @@ dbg_fetch() {
 	new="$DBG.new"
 	rm -rf "$new"
 	prev=$(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null |
-		sed -n 's/^linux-image-\(6\.1\.0-[0-9]*-amd64\)-dbg$/\1/p' |
+		sed -n "s/^linux-image-\(6\.1\.0-[0-9]*-$da\)-dbg\$/\1/p" |
 		grep -vx "$kver" | sort -V | tail -n 1 || true)
-	[ -n "$prev" ] || log "no other linux-image-6.1.0-*-amd64-dbg in apt's lists"
-	log "downloading linux-image-$kver-dbg${prev:+ and linux-image-$prev-dbg} (~860 MB each, never installed)"
+	[ -n "$prev" ] || log "no other linux-image-6.1.0-*-$da-dbg in apt's lists"
+	log "downloading linux-image-$kver-dbg${prev:+ and linux-image-$prev-dbg} (~800-860 MB each, never installed)"
 	t1=$(date +%s)
 	(
 		flock -w 900 9 || die "apt lock timeout"
-		cd "$tmp" && apt-get download -q "linux-image-$kver-dbg" \
-			${prev:+"linux-image-$prev-dbg"} >/dev/null
+		cd "$tmp" && apt-get download -q "linux-image-$kver-dbg$q" \
+			${prev:+"linux-image-$prev-dbg$q"} >/dev/null
 	) 9>"$CACHE/apt.lock" || { rm -rf "$tmp"; return 1; }
 	t2=$(date +%s)
 	mem=(".$dbgroot/boot/vmlinux-$kver")
@@ -379,9 +427,31 @@ fi
 for m in $DBG_MODS; do
 	stockfiles+=("/lib/modules/$kver/kernel/$m.ko=$ST/root/lib/modules/$kver/kernel/$m.ko")
 done
+# Where the guest's kprobes go in loop.ko, and the pc it asks demo_oops'
+# rules for: the function's first instruction its CFI covers.  That is its
+# entry on x86_64; on arm64 GCC puts the ftrace NOPs
+# (-fpatchable-function-entry=2) before .cfi_startproc, so the FDE starts 8
+# bytes in, at the paciasp: still before the frame record is saved, where
+# the frame-record walker misses the caller.
+first_row() { # FILE FUNC: its offset, 0 without the file or the tool
+	local o
+	if [ -f "$1" ] && [ -x "$TOOL" ]; then
+		for o in 0 4 8 12 16; do
+			"$TOOL" rules "$1" "$2+$o" 2>/dev/null | grep -q ' none$' ||
+				{ echo "$o"; return; }
+		done
+	fi
+	echo 0
+}
+loopdbg="$DBG/root$dbgroot/lib/modules/$kver/kernel/drivers/block/loop.ko"
+[ "$dbg" = 1 ] || loopdbg=/nonexistent
 # What the guest needs to know: whether the debug files are there, and why
-# not; the wrong kernel's version.
+# not; the wrong kernel's version; the architecture, the probes' offsets.
 {
+	echo "KUW_ARCH=$KUW_ARCH"
+	echo "KUW_OFF_CONFIGURE=$(first_row "$loopdbg" loop_configure)"
+	echo "KUW_OFF_SET_STATUS=$(first_row "$loopdbg" loop_set_status)"
+	echo "KUW_OFF_DEPTH3=$(first_row "$WORK/src/kunit/demo_oops.ko" demo_depth3)"
 	echo "KUW_DBG=$dbg"
 	echo "KUW_DBG_WHY='$dbgwhy'"
 	echo "KUW_PREV='$prev'"
@@ -395,13 +465,20 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh" \
 	${stockfiles[@]+"${stockfiles[@]}"}
+# boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB
+boot() {
+	if [ "$KUW_ARCH" = arm64 ]; then
+		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "" 768M
+	else
+		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz)" 768M
+	fi
+}
 # In this run's directory, then copied: the cache is shared (see check.sh).
-L="$WORK/stock-last.log"
+L="$WORK/stock$lsfx-last.log"
 stamp "booting Debian's kernel (~10 s under TCG, then the checks)"
-kuw_qemu "$VMLINUZ" "$WORK/initrd.gz" "$L" "${KUNWIND_TIMEOUT:-600}" \
-	"tsc_early_khz=$(kuw_tsc_khz)" 768M || true
+boot "$WORK/initrd.gz" "$L" "${KUNWIND_TIMEOUT:-600}" || true
 cp -f "$L" "$CACHE/logs/"
-stamp "guest ended (log: $CACHE/logs/stock-last.log)"
+stamp "guest ended (log: $CACHE/logs/${L##*/})"
 python3 "$REPO/scripts/ktap.py" "$L" | grep '^guest: ' || true
 
 # --- a second boot: the oops --------------------------------------------
@@ -412,12 +489,11 @@ python3 "$REPO/scripts/ktap.py" "$L" | grep '^guest: ' || true
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
-LO="$WORK/stock-oops-last.log"
+LO="$WORK/stock$lsfx-oops-last.log"
 stamp "booting Debian's kernel again: the oops"
-kuw_qemu "$VMLINUZ" "$WORK/initrd-oops.gz" "$LO" "${KUNWIND_TIMEOUT:-300}" \
-	"tsc_early_khz=$(kuw_tsc_khz)" 768M || true
+boot "$WORK/initrd-oops.gz" "$LO" "${KUNWIND_TIMEOUT:-300}" || true
 cp -f "$LO" "$CACHE/logs/"
-stamp "oops guest ended (log: $CACHE/logs/stock-oops-last.log)"
+stamp "oops guest ended (log: $CACHE/logs/${LO##*/})"
 python3 "$REPO/scripts/ktap.py" --allow-oops "$LO" | grep '^guest: ' || true
 python3 "$REPO/scripts/oops_traces.py" "$LO" || true
 ktr=$(python3 "$REPO/scripts/oops_traces.py" "$LO" --kernel || true)
@@ -440,4 +516,7 @@ if [ "$ktr_ok" = 1 ] && [ "$ktr" = "$utr" ]; then
 else
 	hres fail "oops: kunwind's trace is the kernel's (kernel $nk frames, kunwind $(printf '%s\n' "$utr" | grep -c . || true))"
 fi
+# The closing note: every thread's agreement with the kernel's trace, and
+# (arm64) the callers kunwind sees that the frame-record walker misses.
+sed -n 's/^.*kuw-guest: .*# \(backtrace all vs .*\|missed callers .*\)$/# \1/p' "$L" || true
 summary --oops "$LO" --ktap "$HK" "$L"

@@ -21,6 +21,8 @@
 #     function-graph tracer, kretprobes), after base; KUNWIND_FP=0 skips it
 #  9. make check-arm64 (scripts/check-arm64.sh): the aarch64 test kernel,
 #     kunwind.ko on it; KUNWIND_ARM64=0 skips it
+# 10. make check-stock ARCH=arm64: Debian's stock arm64 kernel under
+#     qemu-system-aarch64 (base profile only; KUNWIND_STOCK_ARM64=0 skips it)
 #
 # Last line: "N passed, N failed" (", N skipped" when some are), host,
 # guest and stock together.  Exit status non-zero on any failure.
@@ -192,7 +194,7 @@ if [ "$KCONFIG" = base ]; then
 	# the stock-kernel smoke test (make check-stock)
 	if [ "${KUNWIND_STOCK:-1}" = 1 ]; then
 		stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
-		subrun check-stock "$REPO/scripts/check-stock.sh"
+		subrun check-stock env ARCH=x86_64 "$REPO/scripts/check-stock.sh"
 	fi
 	# the fp profile: frame pointers, no ORC (make check runs both)
 	if [ "${KUNWIND_FP:-1}" = 1 ]; then
@@ -204,6 +206,11 @@ if [ "$KCONFIG" = base ]; then
 	if [ "${KUNWIND_ARM64:-1}" = 1 ]; then
 		stamp "arm64: make check-arm64 (KUNWIND_ARM64=0 skips)"
 		subrun check-arm64 "$REPO/scripts/check-arm64.sh"
+	fi
+	# Debian's stock arm64 kernel (make check-stock ARCH=arm64)
+	if [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ]; then
+		stamp "stock arm64 kernel: make check-stock ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
+		subrun check-stock-arm64 env ARCH=arm64 "$REPO/scripts/check-stock.sh"
 	fi
 fi
 

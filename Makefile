@@ -44,6 +44,11 @@ $(B)/kunwind-dump: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
 	$(CC) $(HOST_CFLAGS) -O2 -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
 
+# Static, for guests without a libc (the stock-kernel bed's initramfs).
+$(B)/kunwind-dump-static: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
+	@mkdir -p $(B)
+	$(CC) $(HOST_CFLAGS) -O2 -static -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)
+
 $(B)/kunwind-dump-asan: $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC) $(ENGINE_HDR)
 	@mkdir -p $(B)
 	$(CC) $(HOST_CFLAGS) -O1 $(SAN) -o $@ $(DUMP_SRC) $(TOOL_SRC) $(ENGINE_SRC)

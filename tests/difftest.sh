@@ -500,6 +500,116 @@ else
 	bad "export prog: $(echo "$res" | tail -1)"
 fi
 
+# --- kunwind-dump load: a fake system ----------------------------------------
+# A root with a debug vmlinux and module files at the usual paths, a sysfs
+# with the running kernel's and modules' notes, a debugfs whose
+# kunwind/load is a plain file: what load writes there must be the blob
+# export makes of the matching file; a module of another build, one
+# without a debug file and a vmlinux of another build are skipped, never
+# written.  The build ids are the notes' bytes as objcopy extracts them.
+L=$W/load
+rm -rf "$L"
+K=6.1.0-kuwtest
+mkdir -p "$L/root/usr/lib/debug/boot" "$L/root/usr/lib/debug/lib/modules/$K/kernel/a" \
+	"$L/sys/kernel" "$L/sys/module/foo_bar/notes" "$L/sys/module/stale/notes" \
+	"$L/sys/module/nodbg" "$L/dbg/kunwind"
+cat >"$L/v.s" <<'ASM'
+	.text
+	.globl _stext
+_stext:
+	.cfi_startproc
+	pushq %rbp
+	.cfi_def_cfa_offset 16
+	popq %rbp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+ASM
+# a module: .debug_frame, its name in .modinfo, a build id note
+modsrc() {
+	cat <<ASM
+	.cfi_sections .debug_frame
+	.text
+f:
+	.cfi_startproc
+	subq \$8, %rsp
+	.cfi_def_cfa_offset 16
+	addq \$8, %rsp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.section .modinfo,"a"
+	.asciz "license=GPL"
+	.asciz "name=$1"
+	.section .note.gnu.build-id,"a",@note
+	.balign 4
+	.long 4, 20, 3
+	.asciz "GNU"
+	.byte $2
+ASM
+}
+ids1="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+ids2="9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,20"
+if as -o "$L/v.o" "$L/v.s" && ld --build-id=sha1 -e _stext -o "$L/vmlinux" "$L/v.o" &&
+   modsrc foo_bar "$ids1" | as -o "$L/root/usr/lib/debug/lib/modules/$K/kernel/a/foo-bar.ko" - &&
+   modsrc stale "$ids1" | as -o "$L/root/usr/lib/debug/lib/modules/$K/kernel/a/stale.ko" - &&
+   modsrc foo_bar "$ids2" | as -o "$L/other.ko" - &&
+   objcopy -O binary --only-section=.note.gnu.build-id "$L/vmlinux" "$L/sys/kernel/notes" &&
+   objcopy -O binary --only-section=.note.gnu.build-id \
+	"$L/root/usr/lib/debug/lib/modules/$K/kernel/a/foo-bar.ko" \
+	"$L/sys/module/foo_bar/notes/.note.gnu.build-id" &&
+   objcopy -O binary --only-section=.note.gnu.build-id "$L/other.ko" \
+	"$L/sys/module/stale/notes/.note.gnu.build-id"; then
+	cp "$L/vmlinux" "$L/root/usr/lib/debug/boot/vmlinux-$K"
+	for m in foo_bar stale nodbg; do echo live >"$L/sys/module/$m/initstate"; done
+	echo live >"$L/sys/module/foo_bar/initstate"
+	ld_run() {	# ARGS: kunwind-dump load with the fake system
+		: >"$L/dbg/kunwind/load"
+		"$ASAN" load --root "$L/root" --sys "$L/sys" --debugfs "$L/dbg" \
+			--kver $K "$@" >"$L/out" 2>&1
+	}
+	"$ASAN" export "$L/vmlinux" -o "$L/v.blob" >/dev/null 2>&1
+	"$ASAN" export "$L/root/usr/lib/debug/lib/modules/$K/kernel/a/foo-bar.ko" \
+		-o "$L/m.blob" >/dev/null 2>&1
+	if ld_run vmlinux && cmp -s "$L/v.blob" "$L/dbg/kunwind/load" &&
+	   grep -q "^loaded vmlinux from $L/root/usr/lib/debug/boot/vmlinux-$K " "$L/out"; then
+		ok "load vmlinux: the blob of the debug vmlinux whose build id is the kernel's"
+	else
+		sed 's/^/    /' "$L/out"
+		bad "load vmlinux"
+	fi
+	if ld_run foo-bar && cmp -s "$L/m.blob" "$L/dbg/kunwind/load" &&
+	   grep -q '^loaded foo_bar from .*/foo-bar.ko (.debug_frame, 1 FDEs)' "$L/out"; then
+		ok "load foo-bar: the module blob of foo-bar.ko (name=foo_bar)"
+	else
+		sed 's/^/    /' "$L/out"
+		bad "load foo-bar"
+	fi
+	if ld_run stale nodbg && [ ! -s "$L/dbg/kunwind/load" ] &&
+	   grep -q '^skipped stale: .* is of another build (build id 0102.*, running 0909' "$L/out" &&
+	   grep -q '^skipped nodbg: no debug file' "$L/out" &&
+	   grep -q '0 loaded, 2 skipped, 0 failed' "$L/out"; then
+		ok "load: another build and no debug file are skipped, nothing written"
+	else
+		sed 's/^/    /' "$L/out"
+		bad "load: skips"
+	fi
+	# a vmlinux of another build: one more instruction, another sha1
+	sed 's/^_stext:$/_stext: nop/' "$L/v.s" | as -o "$L/v2.o" - &&
+		ld --build-id=sha1 -e _stext -o "$L/root/usr/lib/debug/boot/vmlinux-$K" "$L/v2.o"
+	if ld_run -n && grep -q '^skipped vmlinux: .* is of another build' "$L/out" &&
+	   grep -q '^would load foo_bar ' "$L/out" &&
+	   grep -q '1 loaded, 3 skipped, 0 failed' "$L/out" &&
+	   [ ! -s "$L/dbg/kunwind/load" ]; then
+		ok "load -n: every loaded module and vmlinux considered, nothing written"
+	else
+		sed 's/^/    /' "$L/out"
+		bad "load -n"
+	fi
+else
+	bad "load: cannot build the fake system"
+fi
+
 echo "difftest: $skip skipped"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

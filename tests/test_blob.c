@@ -262,6 +262,11 @@ KT_TEST(blob_rejects_bad_module_fields)
 	 */
 	blob_expect_mod(m0, 1, 0, KUW_E_BADHDR, m0);
 	blob_expect_mod(m0 + 20, 1, 'x', KUW_E_BADHDR, m0);
+	/* a section name is a sysfs file name: no '/', not "..", no space */
+	blob_expect_mod(m0 + 1, 1, '/', KUW_E_BADHDR, m0);
+	blob_expect_mod(m0, 4, 0x2e2e, KUW_E_BADHDR, m0);
+	blob_expect_mod(m0, 4, 0x2e, KUW_E_BADHDR, m0);
+	blob_expect_mod(m0 + 2, 1, ' ', KUW_E_BADHDR, m0);
 	blob_expect_mod(m1 + 40, 8, 0, KUW_E_BADLEN, m1 + 40);
 	blob_expect_mod(m1 + 32, 8, 0x107ff, KUW_E_BADRANGE, m1 + 32);
 	blob_expect_mod(m1 + 40, 8, 0x101, KUW_E_BADRANGE, m1 + 32);

@@ -47,7 +47,8 @@
  *       96   64  owner       "vmlinux", or the module's name: 1..55 bytes of
  *                            [A-Za-z0-9_-], NUL, the rest 0
  *      160       section map: nsect entries of 48 bytes each:
- *                  0   32  name   section name, NUL-terminated, rest 0
+ *                  0   32  name   section name of [A-Za-z0-9_.$-], not "."
+ *                                 or "..", NUL-terminated, rest 0
  *                 32    8  addr   link address of the section
  *                 40    8  size   its size (> 0)
  *                sorted by address, not overlapping, inside the text range

@@ -43,7 +43,12 @@ static u32 blob_checksum(const u8 *buf, u64 len)
 			      len - KUW_BLOB_OFF_CHECKSUM - 4);
 }
 
-/* Is the zero-padded string field @p[0..@size) a NUL-terminated name? */
+/*
+ * Is the zero-padded string field @p[0..@size) a NUL-terminated name?  A
+ * module name is 1..55 of [A-Za-z0-9_-]; a section name (it becomes a
+ * path under /sys/module/NAME/sections/) is [A-Za-z0-9_.$-], not "." or
+ * "..".
+ */
 static bool blob_name_ok(const u8 *p, u32 size, bool module_name)
 {
 	u32 i, n;
@@ -51,13 +56,15 @@ static bool blob_name_ok(const u8 *p, u32 size, bool module_name)
 	for (n = 0; n < size && p[n]; n++) {
 		u8 c = p[n];
 
-		if (!module_name)
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '-')
 			continue;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
+		if (module_name || (c != '.' && c != '$'))
 			return false;
 	}
 	if (!n || n >= size || (module_name && n > 55))
+		return false;
+	if (!module_name && p[0] == '.' && (n == 1 || (n == 2 && p[1] == '.')))
 		return false;
 	for (i = n; i < size; i++)
 		if (p[i])

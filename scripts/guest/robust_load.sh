@@ -225,7 +225,8 @@ load() {
 # kind FILE: "short" if FILE is shorter than its header announces
 kind() {
 	k=$(wc -c <"$1")
-	# no magic: refused as soon as 8 bytes are in
+	# under 8 bytes: waits for more; no magic: refused once 8 are in
+	[ "$k" -lt 8 ] && { echo short; return; }
 	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 4b5557424c4f4200 ] ||
 		{ echo whole; return; }
 	[ "$k" -lt 160 ] && { echo short; return; }

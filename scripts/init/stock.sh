@@ -1,16 +1,53 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# /init for `make check-stock` on Debian's stock kernel (no KUnit there):
-# kunwind.ko loads, lists the tables of a module built with unwind tables,
-# and answers `rules`.  Reports KTAP (/etc/kuw-ktap.sh).
+# /init for `make check-stock` on Debian's stock kernel (no KUnit there).
+# Reports KTAP (/etc/kuw-ktap.sh).  Truth is the kernel's own: its ORC
+# unwinder (/proc/PID/stack, and the walk stock_probe.ko takes beside
+# kunwind's from the same kprobe regs), never kunwind's own output.
+#
+#  - kunwind.ko loads; a module built with unwind tables (demo_oops) is
+#    listed and its rules answered;
+#  - the loader, `kunwind-dump load`, finds the debug vmlinux at Debian's
+#    path, checks its build id and loads its blob; every sleeping task's
+#    walk against /proc/PID/stack (scripts/guest/backtrace_all.sh);
+#  - a stock module (loop.ko, no unwind tables of its own) is probed
+#    (kunit/stock_probe.c) where losetup's ioctl reaches it: before its
+#    blob is loaded its frames are not stepped by a table; after `kunwind-
+#    dump load loop` they are, by loop's .debug_frame, and kunwind's walk
+#    (with and without ORC) is the kernel's frame for frame;
+#  - bad blobs change nothing: the previous build's vmlinux (ESTALE), a
+#    corrupt one (EBADMSG), a truncated one, the same blob twice (EEXIST),
+#    a module's blob while it is not loaded (ENOENT);
+#  - loop unloaded (its table goes with it), loaded again, its blob loaded
+#    again: the probe walk and every task's walk again.
+# The oops is in a boot of its own (scripts/init/stock_oops.sh).
+# Parts that need the debug files (KUNWIND_STOCK_DBG=0 on the host), the
+# loader or build-id blobs (v2; older kunwind-dump builds have neither)
+# are skipped, with the reason.
 # shellcheck source=common.sh
 . /etc/kuw-common.sh
+# KUW_DBG, KUW_DBG_WHY, KUW_PREV, written by scripts/check-stock.sh
+# shellcheck disable=SC1091
+. /etc/kuw-stock.conf
 D=/sys/kernel/debug/kunwind
+P=/sys/kernel/debug/kunwind_stock_probe/walk
+T=/tmp/kuw-stock
+mkdir -p $T
+kver=$(uname -r)
+DV=/usr/lib/debug/boot/vmlinux-$kver
+DL=/usr/lib/debug/lib/modules/$kver/kernel/drivers/block/loop.ko
+LOOPKO=/lib/modules/$kver/kernel/drivers/block/loop.ko
 dkms=0
 [ -f "$KUW_MODDIR"/dkms/kunwind.ko ] && dkms=2
-ktap_plan $((7 + dkms))
-diag "kernel $(uname -r)"
-check "insmod kunwind.ko on $(uname -r)" insmod "$KUW_MODDIR"/kunwind.ko
+ktap_plan $((39 + dkms))
+diag "kernel $kver"
+
+# What this build of kunwind-dump can do: the loader, build-id blobs.
+loader=0
+kunwind-dump 2>&1 | grep -q '^  load ' && loader=1
+why_loader="kunwind-dump has no load subcommand in this build"
+
+check "insmod kunwind.ko on $kver" insmod "$KUW_MODDIR"/kunwind.ko
 check "insmod demo_oops.ko (payload with .eh_frame and .sframe)" \
 	insmod "$KUW_MODDIR"/kunit/demo_oops.ko
 if [ -r $D/tables ]; then
@@ -20,16 +57,301 @@ else
 	skip "tables lists demo_oops" "$D/tables not present in this kunwind.ko"
 fi
 if [ -e $D/rules ]; then
-	echo demo_depth3 >$D/rules 2>/tmp/rules.err
-	cat $D/rules >/tmp/rules 2>>/tmp/rules.err
-	cat /tmp/rules /tmp/rules.err | diag
+	echo demo_depth3 >$D/rules 2>$T/rules.err
+	cat $D/rules >$T/rules 2>>$T/rules.err
+	cat $T/rules $T/rules.err | diag
 	# The answer names the function and gives a CFA rule for it.
-	check "rules answers for demo_depth3" grep -q demo_depth3 /tmp/rules
-	check "rules gives a CFA rule" grep -q "cfa=" /tmp/rules
+	check "rules answers for demo_depth3" grep -q demo_depth3 $T/rules
+	check "rules gives a CFA rule" grep -q "cfa=" $T/rules
 else
 	skip "rules answers for demo_depth3" "$D/rules not present in this kunwind.ko"
 	skip "rules gives a CFA rule" "$D/rules not present in this kunwind.ko"
 fi
+
+# --- helpers --------------------------------------------------------------
+# blob_write FILE: write a blob to kunwind/load; the error text (busybox
+# cat: "cat: write error: <strerror>") in $T/load.err; status of cat.
+blob_write() {
+	cat "$1" >$D/load 2>$T/load.err
+}
+# refused NAME FILE ERRTEXT: the write fails with ERRTEXT (any error when
+# ERRTEXT is empty; with "close", the write may also succeed: a blob cut
+# short is seen only when the file is closed), the tables are what they
+# were, the kernel said why.
+refused() {
+	cat $D/tables >$T/tables.before
+	dmesg >$T/dmesg.before
+	if blob_write "$2"; then
+		rc=0
+	else
+		rc=1
+	fi
+	sleep 0.2
+	dmesg | tail -n +$(($(wc -l <$T/dmesg.before) + 1)) | grep 'kunwind' >$T/dmesg.new
+	diag "write: $(cat $T/load.err 2>/dev/null)"
+	diag <$T/dmesg.new
+	if [ $rc = 0 ] && [ "$3" != close ]; then
+		notok "$1 (the write succeeded)"
+	elif [ $rc = 1 ] && [ -n "$3" ] && [ "$3" != close ] &&
+		! grep -q "$3" $T/load.err; then
+		notok "$1 (not: $3)"
+	elif ! cat $D/tables | cmp -s - $T/tables.before; then
+		diag <$D/tables
+		notok "$1 (the tables changed)"
+	elif [ ! -s $T/dmesg.new ]; then
+		notok "$1 (no kernel message)"
+	else
+		ok "$1"
+	fi
+}
+# load_objs [MODULE...]: the loader on them (none: vmlinux and every loaded
+# module), its output as diagnostics; without a loader, the vmlinux blob by
+# hand (kunwind-dump export, written to kunwind/load).
+load_objs() {
+	if [ $loader = 1 ]; then
+		kunwind-dump load "$@" >$T/load.out 2>&1
+		r=$?
+		diag <$T/load.out
+		return $r
+	fi
+	kunwind-dump export "$DV" -o $T/vmlinux.blob --src debug_frame >$T/load.out 2>&1 &&
+		blob_write $T/vmlinux.blob
+	r=$?
+	cat $T/load.out $T/load.err | diag
+	return $r
+}
+# table_of OWNER: OWNER's debug_frame table loaded from a blob, in `tables`
+# ("owner section start-end fdes rows bytes from").
+table_of() {
+	grep -q "^$1 \.debug_frame .* blob\$" $D/tables
+}
+# probe_walk FILE TRIGGER...: arm stock_probe, run TRIGGER, keep the walk.
+probe_walk() {
+	out=$1
+	shift
+	echo 1 >$P
+	"$@" >$T/trigger.out 2>&1
+	cat $P >"$out"
+	diag <"$out"
+}
+# pcs FILE WALK: the pcs of one walk (kernel, any, noorc), one a line.
+pcs() {
+	awk -v w="$2" '$1 == w && $2 ~ /^[0-9]+$/ && $3 ~ /^0x/ { print $3 }' "$1"
+}
+# same_as_kernel FILE WALK: that walk has the kernel's pcs, all of them.
+same_as_kernel() {
+	pcs "$1" kernel >$T/k
+	pcs "$1" "$2" >$T/u
+	[ -s $T/k ] && cmp -s $T/k $T/u
+}
+# frame_after FILE WALK FUNC: the line of the frame after FUNC's (the one
+# reached by stepping out of FUNC), and FUNC's own line before it.
+frame_of() {
+	awk -v w="$2" -v f="$3" '$1 == w && $3 ~ /^0x/ && index($4, f "+") == 1 { print; exit }' "$1"
+}
+frame_after() {
+	awk -v w="$2" -v f="$3" '$1 == w && $3 ~ /^0x/ {
+		if (hit) { print; exit } if (index($4, f "+") == 1) hit = 1 }' "$1"
+}
+# field LINE NAME: the word after NAME ("how", "via", "row") in a walk line.
+field() {
+	echo "$1" | awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }'
+}
+# losetup_once: LOOP_SET_FD (loop_configure), LOOP_SET_STATUS64
+# (loop_set_status) on a file in tmpfs, then detach.
+losetup_once() {
+	losetup /dev/loop0 $T/disk.img && losetup -d /dev/loop0
+}
+dd if=/dev/zero of=$T/disk.img bs=1024 count=1024 2>/dev/null
+
+# --- the vmlinux blob ---------------------------------------------------------
+dbg=$KUW_DBG
+[ "$dbg" = 1 ] && [ ! -f "$DV" ] && { dbg=0 KUW_DBG_WHY="$DV missing"; }
+if [ "$dbg" = 1 ]; then
+	if [ $loader = 1 ]; then
+		if load_objs; then
+			ok "kunwind-dump load: vmlinux and every loaded module"
+		else
+			notok "kunwind-dump load: vmlinux and every loaded module"
+		fi
+		check "loader: loaded vmlinux from $DV" grep -q "^loaded vmlinux from $DV" $T/load.out
+	else
+		skip "kunwind-dump load: vmlinux and every loaded module" "$why_loader"
+		if load_objs; then
+			ok "vmlinux blob exported in the guest from $DV and loaded (by hand)"
+		else
+			notok "vmlinux blob exported in the guest from $DV and loaded (by hand)"
+		fi
+	fi
+	diag <$D/tables
+	check "tables: vmlinux has a debug_frame table from the blob" table_of vmlinux
+	ktap_subtest "backtrace_all.sh (vmlinux blob)" sh /guest/backtrace_all.sh
+else
+	for t in "kunwind-dump load: vmlinux and every loaded module" \
+		"vmlinux blob loaded" "tables: vmlinux has a debug_frame table from the blob" \
+		"backtrace_all.sh (vmlinux blob)"; do
+		skip "$t" "$KUW_DBG_WHY"
+	done
+fi
+
+# Blob format: version 2 carries the build id (the header's u32 at 8).
+v2=0
+if [ "$dbg" = 1 ] && kunwind-dump export "$DV" -o $T/vmlinux.blob \
+	--src debug_frame >/dev/null 2>&1; then
+	bv=$(dd if=$T/vmlinux.blob bs=1 skip=8 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+	diag "blob format version ${bv:-?}"
+	[ "${bv:-0}" -ge 2 ] && v2=1
+fi
+why_v2="blob format v1: no build id, no module blobs (kunwind-dump export)"
+[ "$dbg" = 1 ] || why_v2=$KUW_DBG_WHY
+
+# --- a stock module: loop.ko --------------------------------------------------
+check "insmod stock loop.ko" insmod "$LOOPKO"
+check "insmod stock_probe.ko sym=loop_configure" \
+	insmod "$KUW_MODDIR"/kunit/stock_probe.ko sym=loop_configure
+probe_walk $T/before losetup_once
+if frame_of $T/before kernel lo_ioctl | grep -q .; then
+	ok "losetup reached loop_configure from lo_ioctl (the kernel's trace)"
+else
+	cat $T/trigger.out | diag
+	notok "losetup reached loop_configure from lo_ioctl (the kernel's trace)"
+fi
+check "before loop's blob: kunwind's walk is the kernel's, frame for frame" \
+	same_as_kernel $T/before any
+# Without loop's blob nothing of kunwind's covers loop.ko (Debian builds it
+# without .eh_frame): the frame after lo_ioctl is not stepped by a table.
+l=$(frame_of $T/before any lo_ioctl)
+n=$(frame_after $T/before any lo_ioctl)
+if [ -n "$n" ] && [ "$(field "$l" row)" = - ] && [ "$(field "$n" via)" = - ]; then
+	ok "before loop's blob: lo_ioctl has no row, stepped by $(field "$n" how)"
+else
+	diag "lo_ioctl: $l"
+	diag "next: $n"
+	notok "before loop's blob: lo_ioctl has no row of kunwind's"
+fi
+
+# probe_after NAME: the walk from the probe goes through loop's blob.
+probe_after() {
+	f=$T/$1
+	probe_walk "$f" losetup_once
+	check "$1: kunwind's walk is the kernel's, frame for frame" same_as_kernel "$f" any
+	check "$1: kunwind alone (no ORC) walks the kernel's frames" same_as_kernel "$f" noorc
+	l=$(frame_of "$f" any lo_ioctl)
+	n=$(frame_after "$f" any lo_ioctl)
+	if [ "$(field "$l" row)" = loop/debug_frame ] &&
+		[ "$(field "$l" via)" = loop/debug_frame ] &&
+		[ "$(field "$n" via)" = loop/debug_frame ] &&
+		[ "$(field "$n" how)" = cfi ]; then
+		ok "$1: lo_ioctl reached and left with rows of loop's .debug_frame blob"
+	else
+		diag "lo_ioctl: $l"
+		diag "next: $n"
+		notok "$1: lo_ioctl reached and left with rows of loop's .debug_frame blob"
+	fi
+}
+probe_skip() {
+	for t in "kunwind's walk is the kernel's, frame for frame" \
+		"kunwind alone (no ORC) walks the kernel's frames" \
+		"lo_ioctl reached and left with rows of loop's .debug_frame blob"; do
+		skip "$1: $t" "$2"
+	done
+}
+
+if [ $v2 = 1 ] && [ $loader = 1 ]; then
+	if load_objs loop; then ok "kunwind-dump load loop"; else notok "kunwind-dump load loop"; fi
+	check "loader: loaded loop from $DL" grep -q "^loaded loop from $DL" $T/load.out
+	diag <$D/tables
+	check "tables: loop has a debug_frame table from the blob" table_of loop
+	probe_after "after loop's blob"
+else
+	w=$why_loader
+	[ $v2 = 1 ] || w=$why_v2
+	skip "kunwind-dump load loop" "$w"
+	skip "loader: loaded loop from $DL" "$w"
+	skip "tables: loop has a debug_frame table from the blob" "$w"
+	probe_skip "after loop's blob" "$w"
+fi
+
+# --- bad blobs change nothing ---------------------------------------------
+if [ $v2 = 1 ] && [ -f "$KUW_MODDIR"/wrong-kernel.blob ]; then
+	refused "the $KUW_PREV vmlinux blob is refused (ESTALE), nothing changes" \
+		"$KUW_MODDIR"/wrong-kernel.blob "Stale file handle"
+elif [ $v2 = 1 ]; then
+	skip "the previous build's vmlinux blob is refused (ESTALE)" "no other build's -dbg package"
+else
+	skip "the previous build's vmlinux blob is refused (ESTALE)" "$why_v2"
+fi
+if [ "$dbg" = 1 ] && [ -f $T/vmlinux.blob ]; then
+	size=$(wc -c <$T/vmlinux.blob)
+	# one byte of the section data changed (its complement)
+	cp $T/vmlinux.blob $T/corrupt.blob
+	o=$((size / 2))
+	b=$(dd if=$T/vmlinux.blob bs=1 skip=$o count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+	# shellcheck disable=SC2059 # the octal escape is the format
+	printf "\\$(printf %o $((255 - b)))" |
+		dd of=$T/corrupt.blob bs=1 seek=$o conv=notrunc 2>/dev/null
+	if [ $v2 = 1 ]; then e="Bad message"; else e=; fi
+	refused "a blob with one byte changed is refused${e:+ (EBADMSG)}, nothing changes" \
+		$T/corrupt.blob "$e"
+	head -c $((size - 4096)) $T/vmlinux.blob >$T/trunc.blob
+	refused "a truncated blob is refused, nothing changes" $T/trunc.blob close
+	if [ $v2 = 1 ]; then
+		refused "the loaded vmlinux blob again is refused (EEXIST), nothing changes" \
+			$T/vmlinux.blob "File exists"
+	else
+		skip "the loaded vmlinux blob again is refused (EEXIST)" "$why_v2"
+	fi
+else
+	for t in "a blob with one byte changed is refused" "a truncated blob is refused" \
+		"the loaded vmlinux blob again is refused (EEXIST)"; do
+		skip "$t" "$KUW_DBG_WHY"
+	done
+fi
+
+# --- loop unloaded and loaded again -----------------------------------------
+check "rmmod stock_probe" rmmod stock_probe
+check "rmmod loop" rmmod loop
+if [ $v2 = 1 ] && [ $loader = 1 ]; then
+	if table_of loop; then
+		diag <$D/tables
+		notok "loop's table went with it"
+	else
+		ok "loop's table went with it"
+	fi
+	if kunwind-dump export "$DL" -o $T/loop.blob --src debug_frame >$T/export.out 2>&1; then
+		refused "loop's blob while loop is not loaded is refused (ENOENT), nothing changes" \
+			$T/loop.blob "No such file or directory"
+	else
+		diag <$T/export.out
+		notok "loop's blob while loop is not loaded is refused (ENOENT) (export failed)"
+	fi
+else
+	skip "loop's table went with it" "${w:-$why_loader}"
+	skip "loop's blob while loop is not loaded is refused (ENOENT)" "${w:-$why_loader}"
+fi
+check "insmod stock loop.ko again" insmod "$LOOPKO"
+check "insmod stock_probe.ko sym=loop_set_status" \
+	insmod "$KUW_MODDIR"/kunit/stock_probe.ko sym=loop_set_status
+if [ $v2 = 1 ] && [ $loader = 1 ]; then
+	if load_objs loop; then
+		ok "kunwind-dump load loop (reloaded)"
+	else
+		notok "kunwind-dump load loop (reloaded)"
+	fi
+	probe_after "loop reloaded"
+else
+	skip "kunwind-dump load loop (reloaded)" "$w"
+	probe_skip "loop reloaded" "$w"
+fi
+if [ "$dbg" = 1 ]; then
+	ktap_subtest "backtrace_all.sh (after the bad blobs, loop reloaded)" \
+		sh /guest/backtrace_all.sh
+else
+	skip "backtrace_all.sh (after the bad blobs, loop reloaded)" "$KUW_DBG_WHY"
+fi
+
+check "rmmod stock_probe" rmmod stock_probe
+check "rmmod loop" rmmod loop
 check "rmmod demo_oops" rmmod demo_oops
 check "rmmod kunwind" rmmod kunwind
 if [ "$dkms" != 0 ]; then

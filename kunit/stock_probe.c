@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stock_probe: a kprobe payload for the stock-kernel test bed (make
+ * check-stock), built against the stock headers like demo_oops.
+ *
+ * A kprobe on @sym (+@off), a function of a stock module (e.g. loop.ko's
+ * loop_configure, reached from lo_ioctl on LOOP_SET_FD); without @sym the
+ * module loads idle (make check loads every test module on its kernel).  Armed by a write
+ * to debugfs kunwind_stock_probe/walk, the next hit walks from the probe's
+ * pt_regs three ways:
+ *
+ *   kernel  the kernel's own unwinder (ORC on Debian's kernel), as
+ *           stack_trace_save_regs() does it (not exported): regs->ip, then
+ *           unwind_start()/unwind_next_frame() from the regs;
+ *   any     kunwind, any table, ORC where no table covers a frame;
+ *   noorc   kunwind alone (KUNWIND_NO_ORC): its tables only.
+ *
+ * For each kunwind frame: how it was reached (state->how), the table whose
+ * row stepped into it (state->table, "-" when ORC or none did), and the
+ * table holding the row in force at its pc (kunwind_rule_for_pc()).  A
+ * read of the file prints the last result (a frame's line cut in two here):
+ *
+ *   sym loop_configure+0x0 hits 3 pid 52 comm losetup
+ *   kernel 7 error 0
+ *   kernel 0 0xffffffffc0a1c0e1 loop_configure+0x1/0x4c0 [loop]
+ *   ...
+ *   any 7 stop end of stack reliable yes
+ *   any 0 0xffffffffc0a1c0e1 loop_configure+0x1/0x4c0 [loop] how start
+ *         via - row loop/debug_frame
+ *   any 1 0xffffffffc0a1d2a3 lo_ioctl+0x1b3/0x7e0 [loop] how cfi
+ *         via loop/debug_frame row loop/debug_frame
+ *   ...
+ *
+ * The guest (scripts/init/stock.sh) compares the pcs with the kernel's and
+ * checks which table stepped the frames inside the stock module.
+ */
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <asm/unwind.h>
+#include "kunwind.h"
+
+static char *sym = "";
+module_param(sym, charp, 0444);
+MODULE_PARM_DESC(sym, "function to probe (none: the module loads idle, as make check loads every test module)");
+static unsigned int off;
+module_param(off, uint, 0444);
+MODULE_PARM_DESC(off, "offset of the probe in it (default 0)");
+
+#define SP_MAX	64
+
+struct sp_frame {
+	unsigned long pc;
+	u8 how;
+	bool via;			/* stepped into with a table row */
+	u8 via_src;
+	bool row;			/* a table covers the frame's pc */
+	u8 row_src;
+	char via_owner[MODULE_NAME_LEN];
+	char row_owner[MODULE_NAME_LEN];
+};
+
+struct sp_walk {
+	struct sp_frame f[SP_MAX];
+	unsigned int n;
+	int err;
+	bool reliable;
+};
+
+static struct {
+	struct sp_walk any, noorc;
+	unsigned long kpc[SP_MAX];
+	unsigned int kn;
+	int kerr;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+} sp_res;
+
+/* Used by the one handler that took the arming (sp_armed): not shared. */
+static struct kunwind_rule_info sp_info;
+static atomic_t sp_armed = ATOMIC_INIT(0);
+static atomic_t sp_done = ATOMIC_INIT(0);
+static atomic_t sp_hits = ATOMIC_INIT(0);
+static DEFINE_MUTEX(sp_lock);		/* readers and arming */
+static struct dentry *sp_dir;
+static bool sp_registered;
+
+static const char *const sp_how[] = {
+	[KUNWIND_FRAME_START] = "start",
+	[KUNWIND_FRAME_CFI] = "cfi",
+	[KUNWIND_FRAME_PT_REGS] = "pt_regs",
+	[KUNWIND_FRAME_ORC] = "orc",
+	[KUNWIND_FRAME_FP] = "fp",
+};
+
+static void sp_walk(struct sp_walk *w, struct pt_regs *regs, u8 src)
+{
+	struct kunwind_state st;
+	struct sp_frame *f;
+	unsigned long look;
+
+	w->n = 0;
+	for (__kunwind_start(&st, current, regs, NULL, src);
+	     !kunwind_done(&st) && w->n < SP_MAX; kunwind_next_frame(&st)) {
+		f = &w->f[w->n++];
+		memset(f, 0, sizeof(*f));
+		f->pc = kunwind_get_return_address(&st);
+		f->how = st.how;
+		if (st.table) {
+			f->via = true;
+			f->via_src = st.table->src;
+			strscpy(f->via_owner, st.table->owner ?: "?",
+				sizeof(f->via_owner));
+		}
+		/* a return address is looked up inside its call */
+		look = st.signal ? f->pc : f->pc - 1;
+		if (!kunwind_rule_for_pc(look, KUNWIND_SRC_ANY, &sp_info)) {
+			f->row = true;
+			f->row_src = sp_info.src;
+			strscpy(f->row_owner, sp_info.owner,
+				sizeof(f->row_owner));
+		}
+	}
+	w->err = kunwind_stop_reason(&st);
+	w->reliable = kunwind_reliable(&st);
+}
+
+static int sp_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct unwind_state os;
+	unsigned long addr;
+
+	atomic_inc(&sp_hits);
+	if (atomic_cmpxchg(&sp_armed, 1, 0) != 1)
+		return 0;
+	sp_res.pid = current->pid;
+	get_task_comm(sp_res.comm, current);
+	/* stack_trace_save_regs(): arch_stack_walk() with regs */
+	sp_res.kn = 0;
+	sp_res.kpc[sp_res.kn++] = regs->ip;
+	for (unwind_start(&os, current, regs, NULL); !unwind_done(&os);
+	     unwind_next_frame(&os)) {
+		addr = unwind_get_return_address(&os);
+		if (!addr || sp_res.kn >= SP_MAX)
+			break;
+		sp_res.kpc[sp_res.kn++] = addr;
+	}
+	sp_res.kerr = unwind_error(&os);
+	sp_walk(&sp_res.any, regs, KUNWIND_SRC_ANY);
+	sp_walk(&sp_res.noorc, regs, KUNWIND_SRC_ANY | KUNWIND_NO_ORC);
+	atomic_set_release(&sp_done, 1);
+	return 0;
+}
+
+static struct kprobe sp_kp = {
+	.pre_handler = sp_pre,
+};
+
+static void sp_show_walk(struct seq_file *m, const char *name,
+			 const struct sp_walk *w)
+{
+	const struct sp_frame *f;
+	unsigned int i;
+
+	seq_printf(m, "%s %u stop %s reliable %s\n", name, w->n,
+		   kunwind_strerror(w->err), w->reliable ? "yes" : "no");
+	for (i = 0; i < w->n; i++) {
+		f = &w->f[i];
+		seq_printf(m, "%s %u 0x%lx %pS how %s via ", name, i, f->pc,
+			   (void *)f->pc,
+			   f->how < ARRAY_SIZE(sp_how) ? sp_how[f->how] : "?");
+		if (f->via)
+			seq_printf(m, "%s/%s", f->via_owner,
+				   kuw_src_name(f->via_src));
+		else
+			seq_puts(m, "-");
+		if (f->row)
+			seq_printf(m, " row %s/%s\n", f->row_owner,
+				   kuw_src_name(f->row_src));
+		else
+			seq_puts(m, " row -\n");
+	}
+}
+
+static int sp_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	mutex_lock(&sp_lock);
+	seq_printf(m, "sym %s+0x%x hits %d", sym, off, atomic_read(&sp_hits));
+	if (!atomic_read_acquire(&sp_done)) {
+		seq_puts(m, " walk none\n");
+		mutex_unlock(&sp_lock);
+		return 0;
+	}
+	seq_printf(m, " pid %d comm %s\n", sp_res.pid, sp_res.comm);
+	seq_printf(m, "kernel %u error %d\n", sp_res.kn, sp_res.kerr);
+	for (i = 0; i < sp_res.kn; i++)
+		seq_printf(m, "kernel %u 0x%lx %pS\n", i, sp_res.kpc[i],
+			   (void *)sp_res.kpc[i]);
+	sp_show_walk(m, "any", &sp_res.any);
+	sp_show_walk(m, "noorc", &sp_res.noorc);
+	mutex_unlock(&sp_lock);
+	return 0;
+}
+
+static int sp_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sp_show, NULL);
+}
+
+/* Any write arms the probe: the next hit records its walks. */
+static ssize_t sp_write(struct file *file, const char __user *buf,
+			size_t len, loff_t *ppos)
+{
+	mutex_lock(&sp_lock);
+	atomic_set(&sp_done, 0);
+	atomic_set(&sp_armed, 1);
+	mutex_unlock(&sp_lock);
+	return len;
+}
+
+static const struct file_operations sp_fops = {
+	.owner = THIS_MODULE,
+	.open = sp_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = sp_write,
+};
+
+static int __init sp_init(void)
+{
+	int ret;
+
+	if (!sym || !*sym) {
+		pr_info("stock_probe: no sym=, nothing probed\n");
+		return 0;
+	}
+	sp_kp.symbol_name = sym;
+	sp_kp.offset = off;
+	ret = register_kprobe(&sp_kp);
+	if (ret) {
+		pr_err("stock_probe: kprobe on %s+0x%x: %d\n", sym, off, ret);
+		return ret;
+	}
+	sp_registered = true;
+	sp_dir = debugfs_create_dir("kunwind_stock_probe", NULL);
+	debugfs_create_file("walk", 0600, sp_dir, NULL, &sp_fops);
+	pr_info("stock_probe: kprobe on %s+0x%x at %pS\n", sym, off, sp_kp.addr);
+	return 0;
+}
+
+static void __exit sp_exit(void)
+{
+	if (!sp_registered)
+		return;
+	debugfs_remove_recursive(sp_dir);
+	unregister_kprobe(&sp_kp);
+}
+
+module_init(sp_init);
+module_exit(sp_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kunwind stock-kernel bed: walks from a kprobe in a stock module, beside the kernel's own");

@@ -16,6 +16,7 @@
 #   make fuzz           libFuzzer targets (FUZZ_SECONDS each)
 #   make bench-host     host benchmark against readelf
 #   make bench          in-guest benchmark against ORC
+#                       (ARCH=arm64: against frame records)
 
 include engine.mk
 
@@ -92,8 +93,9 @@ check-stock:
 check-arm64:
 	@scripts/check-arm64.sh
 
+# ARCH=arm64: on the arm64 test kernel, against its frame-record unwinder
 bench:
-	@scripts/bench.sh
+	@ARCH=$(ARCH) scripts/bench.sh
 
 lint:
 	@scripts/lint.sh

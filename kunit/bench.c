@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench: kunwind against the kernel's ORC unwinder, side by side, on the
- * same stacks, in one boot.  Not a KUnit suite: it measures at load and
+ * bench: kunwind against the kernel's own unwinder (ORC on x86_64, frame
+ * records on arm64: kunit/arch/$(SRCARCH)/bench_arch.h), side by side, on
+ * the same stacks, in one boot.  Not a KUnit suite: it measures at load and
  * prints lines starting with "kunwind-bench:" that scripts/bench.sh parses.
  *
  * A chain of 8, 32 or 64 functions of four frame shapes (a large frame,
@@ -18,19 +19,29 @@
  *   orc               unwind_start() + unwind_next_frame() loop
  *   orc-sts           stack_trace_save()
  *
+ * (on arm64 "fp": arch_stack_walk(), and "fp-sts": stack_trace_save();
+ * the chain has frame records there, as all arm64 kernel code has)
+ *
  * each as a "module" walk (the chain's frames only: the walk stops after
  * them) and a "whole" walk (to the end of the stack).  Every walk stores
  * its return addresses, as stack_trace_save() does.  Per-frame cost is the
  * round's time over iterations and frames; the marginal cost per module
  * frame is the slope between depths 8 and 64 (start costs cancel).
  *
+ * Before the timed rounds each walk is compared with the reference's
+ * (orc, or fp): the same return addresses ("trace=same"), or, when kunwind
+ * finds frames the reference skips, the reference's in order among
+ * kunwind's down to the same last frame ("trace=more:N"), else
+ * "trace=differs"; kunwind's lines say whether its whole walk was reliable.
+ *
  * From hard-IRQ context (an hrtimer firing while the depth-32 chain spins),
  * kunwind alone (KUNWIND_NO_ORC: it crosses the IRQ entry and the IRQ stack
- * itself) against ORC's unwind_start()/unwind_next_frame() loop, whole
- * walks, one round per timer interrupt: "kunwind-bench: irq" lines.
+ * itself) against the reference's walk, whole walks, one round per timer
+ * interrupt: "kunwind-bench: irq" lines.
  *
- * Times come from ktime_get_ns(): boot with tsc_early_khz= (see
- * scripts/bench.sh); under -icount shift=0 one ns is one guest instruction.
+ * Times come from ktime_get_ns(): on x86_64 boot with tsc_early_khz= (see
+ * scripts/bench.sh), on arm64 it is the generic timer; under -icount
+ * shift=0 one ns is one guest instruction.
  *
  * One translation unit on purpose: binutils 2.40 `ld -r` misplaces .sframe
  * relocations when several objects carry .sframe.
@@ -44,8 +55,8 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
-#include <asm/unwind.h>
 #include "kunwind.h"
+#include "bench_arch.h"
 
 static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
@@ -60,13 +71,13 @@ MODULE_PARM_DESC(iters, "walks per contender per round");
 enum bench_who {
 	B_EHF,		/* kunwind from .eh_frame */
 	B_SFR,		/* kunwind from .sframe */
-	B_ORC,		/* unwind_start/unwind_next_frame */
+	B_REF,		/* the reference: walk_ref() of bench_arch.h */
 	B_STS,		/* stack_trace_save */
 	B_NWHO
 };
 
 static const char *const bench_who_name[B_NWHO] = {
-	"kunwind-eh_frame", "kunwind-sframe", "orc", "orc-sts",
+	"kunwind-eh_frame", "kunwind-sframe", BENCH_REF, BENCH_REF_STS,
 };
 
 enum { M_MODULE, M_WHOLE, M_NMODE };
@@ -82,7 +93,8 @@ struct bench_ctx {
 	bool calibrated[B_NDEPTH];
 	/* frames of one walk, and of its module part, per contender */
 	unsigned int frames[B_NDEPTH][B_NWHO][M_NMODE];
-	bool match[B_NDEPTH][B_NWHO];
+	int match[B_NDEPTH][B_NWHO];	/* bench_compare() */
+	bool reliable[B_NDEPTH][B_NWHO];	/* kunwind's whole walk */
 	struct bench_irq *irq;	/* set while the IRQ rounds run */
 	u64 *ns;	/* [depth][who][mode][round] */
 	unsigned long buf[B_NWHO][BENCH_MAX_FRAMES];
@@ -103,7 +115,7 @@ static __always_inline unsigned int __walk_kunwind(unsigned long *buf,
 	struct kunwind_state s;
 	unsigned int n = 0;
 
-	/* start where ORC's unwind_start() starts: this frame's caller */
+	/* start where walk_ref() starts: this frame's caller */
 	for (__kunwind_start(&s, current, NULL,
 			     (unsigned long *)current_stack_pointer, src);
 	     !kunwind_done(&s) && n < max; kunwind_next_frame(&s))
@@ -117,25 +129,9 @@ static noinline unsigned int walk_kunwind(unsigned long *buf,
 	return __walk_kunwind(buf, max, src);
 }
 
-static noinline unsigned int walk_orc(unsigned long *buf, unsigned int max)
-{
-	struct unwind_state s;
-	unsigned long addr;
-	unsigned int n = 0;
-
-	for (unwind_start(&s, current, NULL, NULL);
-	     !unwind_done(&s) && n < max; unwind_next_frame(&s)) {
-		addr = unwind_get_return_address(&s);
-		if (!addr)
-			break;
-		buf[n++] = addr;
-	}
-	return n;
-}
-
 static noinline unsigned int walk_sts(unsigned long *buf, unsigned int max)
 {
-	/* skip 1: stack_trace_save() reports this function, ORC does not */
+	/* skip 1: stack_trace_save() reports this function, walk_ref() not */
 	return stack_trace_save(buf, max, 1);
 }
 
@@ -147,8 +143,8 @@ static unsigned int bench_walk(unsigned long *buf, enum bench_who w,
 		return walk_kunwind(buf, max, KUW_SRC_EH_FRAME);
 	case B_SFR:
 		return walk_kunwind(buf, max, KUW_SRC_SFRAME);
-	case B_ORC:
-		return walk_orc(buf, max);
+	case B_REF:
+		return walk_ref(buf, max);
 	default:
 		return walk_sts(buf, max);
 	}
@@ -166,39 +162,86 @@ static unsigned int bench_in_module(const unsigned long *buf, unsigned int n)
 	return i;
 }
 
-/* One walk of each contender: frame counts, and do the traces agree? */
+/* Does kunwind's whole walk from here end cleanly, every step from a table? */
+static noinline bool bench_kunwind_reliable(u8 src)
+{
+	struct kunwind_state s;
+
+	for (__kunwind_start(&s, current, NULL, NULL, src); !kunwind_done(&s);
+	     kunwind_next_frame(&s))
+		;
+	return kunwind_reliable(&s);
+}
+
+/*
+ * @t (@n frames) against the reference @ref (@nref): 0 when they are the
+ * same, N > 0 when @t has N frames more and the reference's are among them
+ * in order down to the same last frame (the reference skipped some), -1
+ * when they differ otherwise.  Frame 0 is the walker's caller, at each
+ * contender's own call site: compared from frame 1 on.
+ */
+static int bench_compare(const unsigned long *t, unsigned int n,
+			 const unsigned long *ref, unsigned int nref)
+{
+	unsigned int i, j;
+
+	if (n == nref) {
+		for (i = 1; i < n; i++)
+			if (t[i] != ref[i])
+				return -1;
+		return 0;
+	}
+	if (n < nref || nref < 2 || t[n - 1] != ref[nref - 1])
+		return -1;
+	for (i = 1, j = 1; i < n && j < nref; i++)
+		if (t[i] == ref[j])
+			j++;
+	return j == nref ? n - nref : -1;
+}
+
+/* The first frame where @t and @ref part, for the log. */
+static void bench_show_diff(const char *what, const unsigned long *t,
+			    unsigned int n, const unsigned long *ref,
+			    unsigned int nref)
+{
+	unsigned int i;
+
+	for (i = 1; i < n || i < nref; i++) {
+		if (i < n && i < nref && t[i] == ref[i])
+			continue;
+		pr_info("kunwind-bench: # %s frame %u: %pS, %s: %pS\n", what, i,
+			i < n ? (void *)t[i] : NULL, BENCH_REF,
+			i < nref ? (void *)ref[i] : NULL);
+		break;
+	}
+}
+
+/*
+ * One walk of each contender: frame counts, do the traces agree with the
+ * reference's, and is kunwind's whole walk reliable?
+ */
 static void bench_calibrate(struct bench_ctx *c, unsigned int d)
 {
-	unsigned int w, n, nref, i;
+	unsigned int w, n, nref;
+	char what[48];
 
 	for (w = 0; w < B_NWHO; w++) {
 		n = bench_walk(c->buf[w], w, BENCH_MAX_FRAMES);
 		c->frames[d][w][M_WHOLE] = n;
 		c->frames[d][w][M_MODULE] = bench_in_module(c->buf[w], n);
 	}
-	/*
-	 * ORC's loop is the reference trace.  Frame 0 is this function, at
-	 * each contender's own call site: compare from frame 1 on.
-	 */
-	nref = c->frames[d][B_ORC][M_WHOLE];
+	c->reliable[d][B_EHF] = bench_kunwind_reliable(KUW_SRC_EH_FRAME);
+	c->reliable[d][B_SFR] = bench_kunwind_reliable(KUW_SRC_SFRAME);
+	nref = c->frames[d][B_REF][M_WHOLE];
 	for (w = 0; w < B_NWHO; w++) {
 		n = c->frames[d][w][M_WHOLE];
-		c->match[d][w] = n == nref;
-		for (i = 1; i < n && i < nref; i++)
-			if (c->buf[w][i] != c->buf[B_ORC][i])
-				c->match[d][w] = false;
-		if (!c->match[d][w]) {
-			for (i = 1; i < n || i < nref; i++) {
-				if (i < n && i < nref &&
-				    c->buf[w][i] == c->buf[B_ORC][i])
-					continue;
-				pr_info("kunwind-bench: # depth %d %s frame %u: %pS, orc: %pS\n",
-					bench_depths[d], bench_who_name[w], i,
-					i < n ? (void *)c->buf[w][i] : NULL,
-					i < nref ? (void *)c->buf[B_ORC][i] :
-						   NULL);
-				break;
-			}
+		c->match[d][w] = bench_compare(c->buf[w], n, c->buf[B_REF],
+					       nref);
+		if (c->match[d][w]) {
+			snprintf(what, sizeof(what), "depth %d %s",
+				 bench_depths[d], bench_who_name[w]);
+			bench_show_diff(what, c->buf[w], n, c->buf[B_REF],
+					nref);
 		}
 	}
 	c->calibrated[d] = true;
@@ -383,9 +426,27 @@ static u64 bench_marginal10(struct bench_ctx *c, unsigned int w)
 	return med;
 }
 
+/* bench_compare()'s verdict as the "trace=" field: same, more:N, differs */
+static const char *bench_trace(int cmp, char *buf, size_t len)
+{
+	if (!cmp)
+		return "same";
+	if (cmp < 0)
+		return "differs";
+	snprintf(buf, len, "more:%d", cmp);
+	return buf;
+}
+
+/* " reliable=yes|no" after a kunwind contender's figures */
+static const char *bench_rel(bool kunwind, bool reliable)
+{
+	return !kunwind ? "" : reliable ? " reliable=yes" : " reliable=no";
+}
+
 static void bench_report(struct bench_ctx *c)
 {
 	unsigned int d, w, m;
+	char tb[16];
 	u64 v;
 
 	for (d = 0; d < B_NDEPTH; d++) {
@@ -395,12 +456,15 @@ static void bench_report(struct bench_ctx *c)
 
 				v = bench_median10(bench_slot(c, d, w, m),
 						   rounds, (u64)iters * f);
-				pr_info("kunwind-bench: walk depth=%d mode=%s who=%s frames=%u per-frame=%llu.%llu trace=%s vs-orc=%llu.%03llu\n",
+				pr_info("kunwind-bench: walk depth=%d mode=%s who=%s frames=%u per-frame=%llu.%llu trace=%s vs-ref=%llu.%03llu%s\n",
 					bench_depths[d], bench_mode_name[m],
 					bench_who_name[w], f, v / 10, v % 10,
-					c->match[d][w] ? "same" : "differs",
-					bench_ratio(c, d, w, B_ORC, m) / 1000,
-					bench_ratio(c, d, w, B_ORC, m) % 1000);
+					bench_trace(c->match[d][w], tb,
+						    sizeof(tb)),
+					bench_ratio(c, d, w, B_REF, m) / 1000,
+					bench_ratio(c, d, w, B_REF, m) % 1000,
+					bench_rel(w == B_EHF || w == B_SFR,
+						  c->reliable[d][w]));
 			}
 		}
 	}
@@ -413,14 +477,15 @@ static void bench_report(struct bench_ctx *c)
 
 /* ---- from hard-IRQ context ---- */
 
-enum { I_ALONE, I_ORC, I_NWHO };
-static const char *const bench_irq_name[I_NWHO] = { "kunwind-alone", "orc" };
+enum { I_ALONE, I_REF, I_NWHO };
+static const char *const bench_irq_name[I_NWHO] = { "kunwind-alone", BENCH_REF };
 
 struct bench_irq {
 	struct hrtimer timer;
 	unsigned long buf[I_NWHO][BENCH_MAX_FRAMES];
 	unsigned int frames[I_NWHO];
-	bool same;
+	int cmp;	/* bench_compare() */
+	bool reliable;	/* kunwind's whole walk */
 	unsigned int round;	/* rounds done */
 	u64 *ns;		/* [who][round] */
 };
@@ -433,7 +498,7 @@ static noinline unsigned int walk_alone(unsigned long *buf, unsigned int max)
 static unsigned int bench_irq_walk(unsigned long *buf, unsigned int w)
 {
 	return w == I_ALONE ? walk_alone(buf, BENCH_MAX_FRAMES) :
-			      walk_orc(buf, BENCH_MAX_FRAMES);
+			      walk_ref(buf, BENCH_MAX_FRAMES);
 }
 
 static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
@@ -442,12 +507,13 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 	unsigned int r = b->round, k, w, i;
 	u64 t0;
 
-	if (!r) {	/* the traces, once: from frame 1 on, as above */
+	if (!r) {	/* the traces, once, compared as above */
 		for (w = 0; w < I_NWHO; w++)
 			b->frames[w] = bench_irq_walk(b->buf[w], w);
-		b->same = b->frames[I_ALONE] == b->frames[I_ORC];
-		for (i = 1; b->same && i < b->frames[I_ORC]; i++)
-			b->same = b->buf[I_ALONE][i] == b->buf[I_ORC][i];
+		b->cmp = bench_compare(b->buf[I_ALONE], b->frames[I_ALONE],
+				       b->buf[I_REF], b->frames[I_REF]);
+		b->reliable = bench_kunwind_reliable(KUNWIND_SRC_ANY |
+						     KUNWIND_NO_ORC);
 	}
 	for (k = 0; k < I_NWHO; k++) {
 		w = r & 1 ? I_NWHO - 1 - k : k;
@@ -485,16 +551,17 @@ static void bench_irq_report(struct bench_irq *b)
 	u64 *r = kmalloc_array(rounds, sizeof(*r), GFP_KERNEL);
 	unsigned int w, i, n = READ_ONCE(b->round);
 	u64 v, ratio = 0;
+	char tb[16];
 
-	if (n < rounds || !b->frames[I_ALONE] || !b->frames[I_ORC] || !r) {
+	if (n < rounds || !b->frames[I_ALONE] || !b->frames[I_REF] || !r) {
 		pr_info("kunwind-bench: # irq: %u of %u rounds ran\n", n, rounds);
 		kfree(r);
 		return;
 	}
 	for (i = 0; i < rounds; i++) {
-		u64 a = b->ns[I_ALONE * rounds + i], o = b->ns[I_ORC * rounds + i];
+		u64 a = b->ns[I_ALONE * rounds + i], o = b->ns[I_REF * rounds + i];
 
-		r[i] = o ? div64_u64(a * b->frames[I_ORC] * 1000,
+		r[i] = o ? div64_u64(a * b->frames[I_REF] * 1000,
 				     o * b->frames[I_ALONE]) : 0;
 	}
 	sort(r, rounds, sizeof(*r), bench_cmp_u64, NULL);
@@ -502,17 +569,19 @@ static void bench_irq_report(struct bench_irq *b)
 	for (w = 0; w < I_NWHO; w++) {
 		v = bench_median10(b->ns + w * rounds, rounds,
 				   (u64)iters * b->frames[w]);
-		pr_info("kunwind-bench: irq who=%s frames=%u per-frame=%llu.%llu trace=%s vs-orc=%llu.%03llu\n",
+		pr_info("kunwind-bench: irq who=%s frames=%u per-frame=%llu.%llu trace=%s vs-ref=%llu.%03llu%s\n",
 			bench_irq_name[w], b->frames[w], v / 10, v % 10,
-			b->same ? "same" : "differs",
-			w == I_ORC ? 1ULL : ratio / 1000,
-			w == I_ORC ? 0ULL : ratio % 1000);
+			bench_trace(b->cmp, tb, sizeof(tb)),
+			w == I_REF ? 1ULL : ratio / 1000,
+			w == I_REF ? 0ULL : ratio % 1000,
+			bench_rel(w == I_ALONE, b->reliable));
 	}
-	if (!b->same)
-		for (i = 0; i < b->frames[I_ALONE] || i < b->frames[I_ORC]; i++)
-			pr_info("kunwind-bench: # irq frame %u: %pS, orc: %pS\n", i,
+	if (b->cmp)
+		for (i = 0; i < b->frames[I_ALONE] || i < b->frames[I_REF]; i++)
+			pr_info("kunwind-bench: # irq frame %u: %pS, %s: %pS\n", i,
 				i < b->frames[I_ALONE] ? (void *)b->buf[I_ALONE][i] : NULL,
-				i < b->frames[I_ORC] ? (void *)b->buf[I_ORC][i] : NULL);
+				BENCH_REF,
+				i < b->frames[I_REF] ? (void *)b->buf[I_REF][i] : NULL);
 	kfree(r);
 }
 
@@ -557,9 +626,15 @@ static int __init bench_init(void)
 	struct bench_ctx *c;
 	unsigned int r, d;
 	u64 step, t0;
+	int ret;
 
 	if (!rounds || rounds > BENCH_MAX_ROUNDS || !iters)
 		return -EINVAL;
+	ret = bench_arch_init();
+	if (ret) {
+		pr_info("kunwind-bench: # no reference unwinder (%d)\n", ret);
+		return ret;
+	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
@@ -573,8 +648,8 @@ static int __init bench_init(void)
 		c->seed[r] = 0x9e3779b97f4a7c15ULL * (r + 1);
 	step = bench_clock_step();
 	/* a round of walks takes 100s of us: a jiffies clock (4 ms) is not */
-	pr_info("kunwind-bench: start rounds=%u iters=%u clock-step-ns=%llu%s\n",
-		rounds, iters, step,
+	pr_info("kunwind-bench: start ref=%s rounds=%u iters=%u clock-step-ns=%llu%s\n",
+		BENCH_REF, rounds, iters, step,
 		step > 100000 ? " (coarse clock: numbers are meaningless)" : "");
 	t0 = ktime_get_ns();
 	for (r = 0; r < rounds; r++) {
@@ -602,4 +677,4 @@ module_init(bench_init);
 module_exit(bench_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("kunwind benchmark: kunwind against ORC on the same stacks");
+MODULE_DESCRIPTION("kunwind benchmark: kunwind against the kernel's unwinder on the same stacks");

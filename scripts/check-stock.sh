@@ -161,7 +161,7 @@ else
 	for t in "build demo_oops.ko (payload)" \
 		"demo_oops.ko carries .eh_frame and .sframe" \
 		"build stock_probe.ko (kprobe payload)" \
-		"dkms add/build/install against linux-headers-$kver" \
+		"dkms add/build/install against linux-headers-$kver (module, loader, udev rule)" \
 		"build a static kunwind-dump for the guest" \
 		"debug packages in the cache" \
 		"trimmed debug vmlinux gives the full one's blob" \
@@ -203,18 +203,21 @@ if [ "$(id -u)" = 0 ] && { kuw_have_pkg dkms || kuw_install dkms; }; then
 	# ARCH; CROSS_COMPILE comes from the environment)
 	dk=(env ${xp:+CROSS_COMPILE=$xp} dkms ${xp:+-a aarch64} --dkmstree "$D/tree" --sourcetree "$D/src" --installtree "$D/install"
 		-m kunwind -v "$ver" -k "$kver" --kernelsourcedir "$KDIR")
+	# POST_INSTALL installs the loader and its udev rule: staged here
 	if "${dk[@]}" add >"$D.log" 2>&1 && "${dk[@]}" build >>"$D.log" 2>&1 &&
-		"${dk[@]}" install --force --no-depmod >>"$D.log" 2>&1 &&
+		KUNWIND_DESTDIR="$D/root" "${dk[@]}" install --force --no-depmod \
+			>>"$D.log" 2>&1 &&
 		dko=$(find "$D/install" -name 'kunwind.ko' | head -n 1) &&
-		[ -n "$dko" ]; then
-		hres ok "dkms add/build/install against linux-headers-$kver"
+		[ -n "$dko" ] && [ -x "$D/root/usr/local/sbin/kunwind-dump" ] &&
+		grep -q 'kunwind-dump load' "$D/root/etc/udev/rules.d/90-kunwind.rules"; then
+		hres ok "dkms add/build/install against linux-headers-$kver (module, loader, udev rule)"
 		stockfiles+=("/lib/kunwind/dkms/kunwind.ko=$dko")
 	else
 		tail -n 30 "$D.log" >&2
-		hres fail "dkms add/build/install against linux-headers-$kver"
+		hres fail "dkms add/build/install against linux-headers-$kver (module, loader, udev rule)"
 	fi
 else
-	hres skip "dkms add/build/install against linux-headers-$kver" "dkms not installable here"
+	hres skip "dkms add/build/install against linux-headers-$kver (module, loader, udev rule)" "dkms not installable here"
 fi
 
 # --- kunwind-dump: for the host, and static for the guest ----------------
@@ -238,10 +241,10 @@ fi
 # and every module's debug file (full .ko with .debug_frame and its
 # relocations).  Kept of it, trimmed to what kunwind-dump reads: the
 # vmlinux and the modules the guest loads (DBG_MODS, under kernel/).  Of
-# the newest other build's package (the "wrong kernel": what a user has
-# right after an upgrade) only the vmlinux.  Both .debs are deleted.
+# the newest other build of another upstream release (the "wrong kernel":
+# what a user has right after an upgrade) only the vmlinux.  Both .debs are deleted.
 DBG_MODS="drivers/block/loop"
-DBG_RECIPE=2	# bump when what is kept, or how it is checked, changes (2: blob v2)
+DBG_RECIPE=3	# bump when what is kept, or how it is checked, changes (2: blob v2, 3: another release)
 DBG="$ST/dbg"
 dbgroot=/usr/lib/debug
 # The trimmed vmlinux: section headers, .notes (the build id), .debug_frame,
@@ -277,15 +280,31 @@ dbg_same_blob() {
 		"$TOOL" export "$2" -o "$WORK/trim.blob" --src debug_frame >/dev/null &&
 		cmp -s "$WORK/full.blob" "$WORK/trim.blob"
 }
+# dbg_upstream KVER: the upstream release of its -dbg package (6.1.192)
+dbg_upstream() {
+	apt-cache show --no-all-versions "linux-image-$1-dbg$q" 2>/dev/null |
+		sed -n 's/^Version: \([^-]*\)-.*/\1/p' | head -n 1
+}
 dbg_fetch() {
 	local tmp prev new t1 t2 t3 t4 deb pdeb m mem=() pid pp="" rc=0 n
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-dbg.XXXXXX")
 	chmod 777 "$tmp"	# apt's sandbox user writes there
 	new="$DBG.new"
 	rm -rf "$new"
-	prev=$(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null |
+	# the newest other build of another upstream release: two packages
+	# of one release (6.1.192-1, -2) may have every function in place
+	prev=
+	local ours v p
+	ours=$(dbg_upstream "$kver")
+	for p in $(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null |
 		sed -n "s/^linux-image-\(6\.1\.0-[0-9]*-$da\)-dbg\$/\1/p" |
-		grep -vx "$kver" | sort -V | tail -n 1 || true)
+		grep -vx "$kver" | sort -rV); do
+		v=$(dbg_upstream "$p")
+		if [ -n "$v" ] && [ "$v" != "$ours" ]; then
+			prev=$p
+			break
+		fi
+	done
 	[ -n "$prev" ] || log "no other linux-image-6.1.0-*-$da-dbg in apt's lists"
 	log "downloading linux-image-$kver-dbg${prev:+ and linux-image-$prev-dbg} (~800-860 MB each, never installed)"
 	t1=$(date +%s)

@@ -591,3 +591,57 @@ KT_TEST(step_same_value_is_no_rule)
 	KT_EXPECT(!memcmp(&ra, &rb, sizeof(ra)));
 	kt_mem_clear();
 }
+
+KT_TEST(step_aarch64_signed_ra_every_path)
+{
+	/*
+	 * An AArch64 frame whose return address was signed (PAC in bits
+	 * 48-54): CFA = x29 + 16, x29 at CFA - 16, x30 at CFA - 8.  The
+	 * caller's pc is the address with its top bits back, whichever path
+	 * kuw_step() takes: a table's fast rule (KUW_RF_FAST), the same rule
+	 * unmarked, and one with a val_offset rule that only the general
+	 * path takes.
+	 */
+	const u64 fp = 0xffff800008003f00ull, cfa = fp + 16;
+	const u64 signed_ra = 0x003affc008123456ull;
+	struct kuw_rule r = { .cfa_kind = KUW_CFA_REG, .cfa_reg = KUW_A64_X29,
+			      .cfa_off = 16, .nregs = 2,
+			      .flags = KUW_RF_MANGLED_RA };
+	struct kuw_rule rules[3];
+	struct kuw_regs in = { 0 }, out[3];
+	u32 i;
+
+	r.regs[0] = (struct kuw_reg_rule){ .reg = KUW_A64_X29,
+					   .kind = KUW_R_OFFSET, .off = -16 };
+	r.regs[1] = (struct kuw_reg_rule){ .reg = KUW_A64_X30,
+					   .kind = KUW_R_OFFSET, .off = -8 };
+	rules[0] = r;
+	rules[0].flags |= KUW_RF_FAST;
+	rules[1] = r;
+	rules[2] = r;
+	rules[2].nregs = 3;
+	rules[2].regs[2] = rules[2].regs[1];
+	rules[2].regs[1] = (struct kuw_reg_rule){ .reg = 19,
+						  .kind = KUW_R_VAL_OFFSET,
+						  .off = -32 };
+	in.r[KUW_A64_X29] = fp;
+	in.r[KUW_A64_SP] = fp - 64;
+	in.r[KUW_A64_PC] = 0xffffffc008100000ull;
+	in.valid = 1ULL << KUW_A64_X29 | 1ULL << KUW_A64_SP |
+		   1ULL << KUW_A64_PC;
+	kt_mem_clear();
+	kt_mem_put64(cfa - 16, 0xffff800008003f80ull);
+	kt_mem_put64(cfa - 8, signed_ra);
+	for (i = 0; i < 3; i++) {
+		u64 x29 = 0;
+
+		out[i] = in;
+		KT_EXPECT_EQ(kuw_step(KUW_ARCH_ARM64, NULL, 0, &rules[i],
+				      &out[i], NULL), 0);
+		KT_EXPECT_EQ(out[i].r[KUW_A64_PC], 0xffffffc008123456ull);
+		KT_EXPECT_EQ(out[i].r[KUW_A64_SP], cfa);
+		KT_EXPECT_EQ(kuw_regs_get(&out[i], KUW_A64_X29, NULL, &x29), 0);
+		KT_EXPECT_EQ(x29, 0xffff800008003f80ull);
+	}
+	kt_mem_clear();
+}

@@ -129,14 +129,14 @@ bool kuw_arch_stack_of(struct task_struct *task, unsigned long addr,
 	if (task != current)
 		return false;
 	if (kuw_irq_stack_ptr) {
-		low = (unsigned long)*raw_cpu_ptr((unsigned long **)
+		low = (unsigned long)*raw_cpu_ptr((unsigned long * __percpu *)
 						  kuw_irq_stack_ptr);
 		if (kuw_set(st, low, IRQ_STACK_SIZE, KUNWIND_STACK_IRQ, addr,
 			    mask))
 			return true;
 	}
 	if (kuw_overflow_stack) {
-		low = (unsigned long)raw_cpu_ptr((unsigned long *)
+		low = (unsigned long)raw_cpu_ptr((unsigned long __percpu *)
 						 kuw_overflow_stack);
 		if (kuw_set(st, low, OVERFLOW_STACK_SIZE,
 			    KUNWIND_STACK_EXCEPTION, addr, mask))

@@ -109,8 +109,7 @@ static bool rows_fast(const struct rows_build *b, const struct kuw_rule *c)
 	u32 i;
 
 	if (c->cfa_kind != KUW_CFA_REG || !c->nregs ||
-	    c->regs[c->nregs - 1].reg != ai->ra ||
-	    (b->obj->arch == KUW_ARCH_ARM64 && (c->flags & KUW_RF_MANGLED_RA)))
+	    c->regs[c->nregs - 1].reg != ai->ra)
 		return false;
 	for (i = 0; i < c->nregs; i++)
 		if (c->regs[i].kind != KUW_R_OFFSET || c->regs[i].reg == ai->sp)

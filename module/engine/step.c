@@ -86,7 +86,8 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
  * is "saved at CFA + N" (pushes and moves into the frame).  Such a rule
  * reads no register but the CFA's, so the caller's registers are written
  * in place in one pass, after the one read (the return address) that can
- * fail.  Tables mark such rules (KUW_RF_FAST) when they are built; other
+ * fail (an AArch64 signed return address gets its top bits back).  Tables
+ * mark such rules (KUW_RF_FAST) when they are built; other
  * rules are checked here.  Returns 1 when the rule is not of this kind
  * (nothing changed).
  */
@@ -108,9 +109,6 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 		n--;
 		ra_off = rule->regs[n].off;
 	} else {
-		if (arch == KUW_ARCH_ARM64 &&
-		    (rule->flags & KUW_RF_MANGLED_RA))
-			return 1;
 		for (i = 0; i < n; i++) {
 			const struct kuw_reg_rule *rr = &rule->regs[i];
 
@@ -137,6 +135,8 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 	ret = kuw_read_mem(mem_ctx, cfa + (s64)ra_off, &ra, sizeof(ra));
 	if (ret)
 		return ret;
+	if (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA))
+		ra |= ~((1ULL << KUW_A64_VA_BITS) - 1);
 	/* the masks in locals: stores to r[] may alias them otherwise */
 	known = regs->valid;
 	lazy = regs->lazy;

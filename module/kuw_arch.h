@@ -51,6 +51,11 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			   bool fp_ok, bool signal);
 bool kuw_arch_in_module_area(unsigned long addr);
 int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc);
+struct kuw_entry;
+int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
+			      const struct kuw_entry *e, u64 pc,
+			      const struct kuw_table **t,
+			      const struct kuw_rule **r, u64 *row);
 
 /* unwind.c, for the arch's boundary step */
 int kuw_check_stack(struct kunwind_state *s, u64 old_pc, u64 old_sp,

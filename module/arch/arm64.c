@@ -387,3 +387,53 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 	}
 	return ret;
 }
+
+/*
+ * What the two patchable-entry slots may hold: the NOPs, ftrace's
+ * "mov x9, x30" and "bl <ftrace trampoline>", or a kprobe's BRK.  None
+ * changes sp, x29 or x30.
+ */
+static bool kuw_a64_pad_insn(u32 insn)
+{
+	return insn == 0xd503201fU ||			/* nop */
+	       insn == 0xaa1e03e9U ||			/* mov x9, x30 */
+	       (insn & 0xfc000000U) == 0x94000000U ||	/* bl */
+	       (insn & 0xffe0001fU) == 0xd4200000U;	/* brk #imm */
+}
+
+/**
+ * kuw_arch_entry_pad_lookup() - the row of an interrupted pc in entry padding
+ * @s: the unwind
+ * @e: the object whose text holds @pc
+ * @pc: an interrupted pc no row covers
+ * @t: the table
+ * @r: the rule
+ * @row: the row's start
+ *
+ * With dynamic ftrace GCC puts the function's two patchable entry slots
+ * (-fpatchable-function-entry=2) before .cfi_startproc: the FDE starts 4
+ * or 8 bytes after @pc, and an exception or kprobe there finds no row.
+ * Those slots change nothing the rules speak of, so the FDE's first row
+ * (CFA = sp, the return address in x30) holds there too: it is used when
+ * a row starts right after them.
+ *
+ * Return: 0 with the row, or -KUW_E_NOINFO.
+ */
+int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
+			      const struct kuw_entry *e, u64 pc,
+			      const struct kuw_table **t,
+			      const struct kuw_rule **r, u64 *row)
+{
+	u32 insn[2];
+	u64 pad;
+
+	if (copy_from_kernel_nofault(insn, (void *)(unsigned long)pc,
+				     sizeof(insn)))
+		return -KUW_E_NOINFO;
+	for (pad = 4; pad <= 8 && kuw_a64_pad_insn(insn[pad / 4 - 1]);
+	     pad += 4)
+		if (!kuw_entry_lookup(e, pc + pad, s->src, t, r, row) &&
+		    *row == pc + pad)
+			return 0;
+	return -KUW_E_NOINFO;
+}

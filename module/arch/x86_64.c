@@ -493,3 +493,24 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 		ret = kuw_leaf_step(s, sp);
 	return ret;
 }
+
+/**
+ * kuw_arch_entry_pad_lookup() - the row of an interrupted pc in entry padding
+ * @s: the unwind
+ * @e: the object whose text holds @pc
+ * @pc: an interrupted pc no row covers
+ * @t: the table
+ * @r: the rule
+ * @row: the row's start
+ *
+ * x86_64 calls __fentry__ from inside the function's FDE: no padding.
+ *
+ * Return: -KUW_E_NOINFO.
+ */
+int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
+			      const struct kuw_entry *e, u64 pc,
+			      const struct kuw_table **t,
+			      const struct kuw_rule **r, u64 *row)
+{
+	return -KUW_E_NOINFO;
+}

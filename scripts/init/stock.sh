@@ -47,7 +47,7 @@ dkms=0
 [ -f "$KUW_MODDIR"/dkms/kunwind.ko ] && dkms=2
 # arm64: one more result in each of the two probe walks after loop's blob
 a64=0
-[ "$KUW_ARCH" = arm64 ] && a64=2
+[ "$KUW_ARCH" = arm64 ] && a64=8
 ktap_plan $((39 + dkms + a64))
 diag "kernel $kver"
 
@@ -419,6 +419,26 @@ else
 	skip "backtrace_all.sh (after the bad blobs, loop reloaded)" "$KUW_DBG_WHY"
 fi
 
+# arm64: a probe on the function's first instruction, one of the two
+# patchable ftrace NOPs GCC puts before the FDE: no row covers it, the FDE's
+# first row (the NOPs change nothing) must
+if [ "$KUW_ARCH" = arm64 ]; then
+	check "rmmod stock_probe (for a probe at +0)" rmmod stock_probe
+	n="probe on loop_set_status+0, the ftrace NOPs before its FDE"
+	if insmod "$KUW_MODDIR"/kunit/stock_probe.ko sym=loop_set_status off=0 \
+		2>$T/ins.err; then
+		ok "insmod stock_probe.ko sym=loop_set_status off=0"
+		if [ $v2 = 1 ] && [ $loader = 1 ]; then
+			probe_after "$n"
+		else
+			probe_skip "$n" "$w"
+		fi
+	else
+		diag <$T/ins.err
+		notok "insmod stock_probe.ko sym=loop_set_status off=0"
+		probe_skip "$n" "no kprobe at +0"
+	fi
+fi
 check "rmmod stock_probe" rmmod stock_probe
 check "rmmod loop" rmmod loop
 check "rmmod demo_oops" rmmod demo_oops

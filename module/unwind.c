@@ -199,8 +199,8 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		ret = e ? kuw_entry_lookup(e, look, s->src, &t, &r, &row) :
 			  -KUW_E_NOINFO;
 		if (ret && e && signal)
-			ret = kuw_arch_entry_pad_lookup(s, e, look, &t, &r,
-							 &row);
+			ret = kuw_arch_entry_pad_lookup(s, e, look, &t,
+							&r, &row);
 	}
 	s->ahead_ok = false;
 	s->table = NULL;

@@ -50,6 +50,7 @@
 #include <asm/unwind.h>
 #endif
 #include "kunwind.h"
+#include "kt_lookup.h"
 
 static char *sym = "";
 module_param(sym, charp, 0444);
@@ -187,18 +188,7 @@ static void sp_kernel_walk(struct pt_regs *regs)
 
 static int sp_kernel_walk_init(void)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	unsigned long (*lookup)(const char *name);
-	int ret;
-
-	ret = register_kprobe(&kp);
-	if (ret < 0)
-		return ret;
-	lookup = (void *)kp.addr;
-	unregister_kprobe(&kp);
-	if (!lookup)
-		return -ENOENT;
-	sp_arch_stack_walk = (void *)lookup("arch_stack_walk");
+	sp_arch_stack_walk = (void *)kt_lookup_name("arch_stack_walk");
 	return sp_arch_stack_walk ? 0 : -ENOENT;
 }
 #endif

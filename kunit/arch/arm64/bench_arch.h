@@ -16,6 +16,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/stacktrace.h>
+#include "../../kt_lookup.h"
 
 #define BENCH_REF	"fp"
 #define BENCH_REF_STS	"fp-sts"
@@ -26,18 +27,7 @@ static void (*bench_arch_stack_walk)(stack_trace_consume_fn consume_entry,
 
 static int bench_arch_init(void)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	unsigned long (*lookup)(const char *name);
-	int ret;
-
-	ret = register_kprobe(&kp);
-	if (ret < 0)
-		return ret;
-	lookup = (void *)kp.addr;
-	unregister_kprobe(&kp);
-	if (!lookup)
-		return -ENOENT;
-	bench_arch_stack_walk = (void *)lookup("arch_stack_walk");
+	bench_arch_stack_walk = (void *)kt_lookup_name("arch_stack_walk");
 	return bench_arch_stack_walk ? 0 : -ENOENT;
 }
 

@@ -21,6 +21,7 @@
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
+#include "../../kt_lookup.h"
 #include <asm/ptrace.h>
 #include "kunwind.h"
 #include "arch.h"
@@ -32,24 +33,6 @@
 #define KT_REF_FRAME_RECORDS	1
 /* the outermost frame of a user task asleep in a system call */
 #define KT_USER_ENTRY		"el0t_64_sync"
-
-static unsigned long (*kt_kallsyms_lookup_name)(const char *name);
-
-/* kallsyms_lookup_name(), unexported: a kprobe on it gives its address */
-static unsigned long kt_lookup_name(const char *name)
-{
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-
-	if (!kt_kallsyms_lookup_name) {
-		if (register_kprobe(&kp) < 0)
-			return 0;
-		kt_kallsyms_lookup_name = (void *)kp.addr;
-		unregister_kprobe(&kp);
-		if (!kt_kallsyms_lookup_name)
-			return 0;
-	}
-	return kt_kallsyms_lookup_name(name);
-}
 
 struct kt_ref_buf {
 	unsigned long *pcs;

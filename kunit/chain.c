@@ -26,7 +26,10 @@
  * kunit/arch/$(SRCARCH)/chain_asm.h, which kunit/Kbuild puts on the
  * include path.
  */
+#include <linux/completion.h>
 #include <linux/compiler.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include "chain.h"
 #include "chain_asm.h"
@@ -104,6 +107,35 @@ int kuw_chain_run(struct kuw_chain *c)
 
 	barrier();
 	return r + 3;
+}
+
+/*
+ * A kthread asleep at the bottom of the chain, for walks of a sleeping
+ * task: kthread_run(kuw_chain_sleeper_fn, s, ...), wait for s->ready,
+ * walk it, complete(&s->go), kthread_stop().
+ */
+struct kuw_chain_sleeper {
+	struct completion ready, go;
+};
+
+noinline __used int kuw_chain_sleep_leaf(struct kuw_chain *c)
+{
+	struct kuw_chain_sleeper *s = c->priv;
+
+	complete(&s->ready);
+	wait_for_completion(&s->go);
+	return 0;
+}
+
+__used int kuw_chain_sleeper_fn(void *arg)
+{
+	struct kuw_chain c = { .leaf = kuw_chain_sleep_leaf, .priv = arg,
+			       .alloca_n = 64 };
+
+	kuw_chain_run(&c);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
 }
 
 /* Names of the frames a trace from c->leaf shows, leaf's caller first. */

@@ -33,5 +33,7 @@ noinline __used __kuw_noipa int kuw_chain_f7(struct kuw_chain *c);
 int kuw_chain_sig_glue(struct kuw_chain *c);
 void kuw_chain_sig_tramp(void);
 void kuw_chain_sig_victim(void);
+noinline __used int kuw_chain_sleep_leaf(struct kuw_chain *c);
+__used int kuw_chain_sleeper_fn(void *arg);
 
 #endif /* KUNWIND_KUNIT_CHAIN_H */

@@ -208,33 +208,9 @@ static void ct_user_task(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, t->n && ct_is(t->pc[t->n - 1], KT_USER_ENTRY));
 }
 
-struct ct_sleeper {
-	struct completion ready, go;
-};
-
-static noinline int ct_sleep_leaf(struct kuw_chain *c)
-{
-	struct ct_sleeper *s = c->priv;
-
-	complete(&s->ready);
-	wait_for_completion(&s->go);
-	return 0;
-}
-
-static int ct_sleeper_fn(void *arg)
-{
-	struct kuw_chain c = { .leaf = ct_sleep_leaf, .priv = arg,
-			       .alloca_n = 64 };
-
-	kuw_chain_run(&c);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
-}
-
 static void ct_kthread(struct kunit *test)
 {
-	struct ct_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct kuw_chain_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct ct_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	struct task_struct *task;
 	int tries;
@@ -243,7 +219,7 @@ static void ct_kthread(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	init_completion(&s->ready);
 	init_completion(&s->go);
-	task = kthread_run(ct_sleeper_fn, s, "ct_sleeper");
+	task = kthread_run(kuw_chain_sleeper_fn, s, "ct_sleeper");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
 	wait_for_completion(&s->ready);

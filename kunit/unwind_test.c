@@ -218,33 +218,9 @@ static void kt_chain_signal_frame(struct kunit *test)
 
 /* ---- a sleeping task ---- */
 
-struct kt_sleeper {
-	struct completion ready, go;
-};
-
-static noinline int kt_sleep_leaf(struct kuw_chain *c)
-{
-	struct kt_sleeper *s = c->priv;
-
-	complete(&s->ready);
-	wait_for_completion(&s->go);
-	return 0;
-}
-
-static int kt_sleeper_fn(void *arg)
-{
-	struct kuw_chain c = { .leaf = kt_sleep_leaf, .priv = arg,
-			       .alloca_n = 64 };
-
-	kuw_chain_run(&c);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
-}
-
 static void kt_sleeping_task(struct kunit *test)
 {
-	struct kt_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct kuw_chain_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct kt_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	unsigned long *ref = kunit_kcalloc(test, KT_MAX, sizeof(long),
 					   GFP_KERNEL);
@@ -257,7 +233,7 @@ static void kt_sleeping_task(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ref);
 	init_completion(&s->ready);
 	init_completion(&s->go);
-	task = kthread_run(kt_sleeper_fn, s, "kuw_sleeper");
+	task = kthread_run(kuw_chain_sleeper_fn, s, "kuw_sleeper");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
 	wait_for_completion(&s->ready);
@@ -280,7 +256,7 @@ static void kt_sleeping_task(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, t->pc[i], ref[i], "frame %u", i);
 	/* the chain is there, below the leaf */
 	for (i = 0; i < t->n; i++)
-		if (kt_is(t->pc[i], "kt_sleep_leaf"))
+		if (kt_is(t->pc[i], "kuw_chain_sleep_leaf"))
 			first = i + 1;
 	KUNIT_ASSERT_GT(test, first, 0U);
 	for (i = 0; i < ARRAY_SIZE(kuw_chain_frames_plain) &&

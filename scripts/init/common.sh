@@ -35,3 +35,16 @@ finish() {
 	reboot -f
 	sleep 10
 }
+
+# The demo oops (demo_oops.ko loaded): in a child shell, so that it kills
+# the writer, not /init; one KTAP result, then a second's pause for the
+# trace to reach the console.
+demo_oops() {
+	diag "\$ echo 1 > /sys/kernel/debug/kunwind_demo/oops"
+	if sh -c 'echo 1 > /sys/kernel/debug/kunwind_demo/oops'; then
+		notok "oops: the write returned"
+	else
+		ok "oops: the writer was killed"
+	fi
+	sleep 1
+}

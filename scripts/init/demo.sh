@@ -45,12 +45,5 @@ for f in "$@"; do
 	fi
 done
 
-diag "\$ echo 1 > /sys/kernel/debug/kunwind_demo/oops"
-# In a child shell: the oops kills the writer, not /init.
-if sh -c 'echo 1 > /sys/kernel/debug/kunwind_demo/oops'; then
-	notok "oops: the write returned"
-else
-	ok "oops: the writer was killed"
-fi
-sleep 1
+demo_oops
 finish

@@ -70,18 +70,23 @@ static int kuw_entry_swap(const char *owner, int src, struct kuw_table *t,
 			  const u8 *buf, u64 addr, u64 size)
 {
 	struct kuw_entry *old, *e;
-	int i;
+	int i, ret = 0;
 
 	e = kuw_entry_alloc(owner);
 	if (!e)
 		return -KUW_E_NOMEM;
 	mutex_lock(&kuw_reg_mutex);
 	old = kuw_find_name(owner);
-	if (!old || !old->tab[src] != !!t) {
+	if (!old)
+		ret = -KUW_E_NOOWNER;
+	else if (t && old->tab[src])
+		ret = -KUW_E_EXISTS;	/* adding over a table */
+	else if (!t && !old->tab[src])
+		ret = -KUW_E_NOINFO;	/* dropping none */
+	if (ret) {
 		mutex_unlock(&kuw_reg_mutex);
 		kfree(e);
-		return !old ? -KUW_E_NOOWNER :
-			t ? -KUW_E_EXISTS : -KUW_E_NOINFO;
+		return ret;
 	}
 	e->mod = old->mod;
 	memcpy(e->text, old->text, sizeof(e->text));

@@ -597,6 +597,8 @@ if as -o "$L/v.o" "$L/v.s" && ld --build-id=sha1 -e _stext -o "$L/vmlinux" "$L/v
 	# a vmlinux of another build: one more instruction, another sha1
 	sed 's/^_stext:$/_stext: nop/' "$L/v.s" | as -o "$L/v2.o" - &&
 		ld --build-id=sha1 -e _stext -o "$L/root/usr/lib/debug/boot/vmlinux-$K" "$L/v2.o"
+	# and Debian's second name of it: one file, reported once as such
+	ln -sf "../../../boot/vmlinux-$K" "$L/root/usr/lib/debug/lib/modules/$K/vmlinux"
 	if ld_run -n && grep -q '^skipped vmlinux: .* is of another build' "$L/out" &&
 	   grep -q '^would load foo_bar ' "$L/out" &&
 	   grep -q '1 loaded, 3 skipped, 0 failed' "$L/out" &&

@@ -180,29 +180,31 @@ static void load_vmlinux(struct load_ctx *c)
 		"%s/lib/modules/%s/build/vmlinux",
 	};
 	char paths[5][LOAD_PATH];
+	char *real[6] = { NULL };
 	struct stat st;
 	int i, n = 0, j;
 
+	/* the candidates that exist, each file once (Debian links two) */
 	for (i = 0; i < 5; i++) {
 		snprintf(paths[n], LOAD_PATH, where[i], c->root, c->kver);
-		if (!stat(paths[n], &st) && S_ISREG(st.st_mode))
+		if (stat(paths[n], &st) || !S_ISREG(st.st_mode))
+			continue;
+		real[n] = realpath(paths[n], NULL);
+		for (j = 0; real[n] && j < n; j++)
+			if (real[j] && !strcmp(real[j], real[n]))
+				break;
+		if (real[n] && j < n)
+			free(real[n]);
+		else
 			n++;
+		real[n] = NULL;
 	}
-	/* the same file through a link is tried once */
-	for (i = 0; i < n; i++) {
-		char *real = realpath(paths[i], NULL);
-		bool seen = false;
-
-		for (j = 0; real && j < i; j++) {
-			char *r2 = realpath(paths[j], NULL);
-
-			seen |= r2 && !strcmp(real, r2);
-			free(r2);
-		}
-		free(real);
-		if (!seen && !load_one(c, "vmlinux", paths[i], i == n - 1))
+	for (i = 0; i < n; i++)
+		free(real[i]);
+	/* the first of the running build's; of another, say so at the last */
+	for (i = 0; i < n; i++)
+		if (!load_one(c, "vmlinux", paths[i], i == n - 1))
 			return;
-	}
 	printf("skipped vmlinux: no debug vmlinux of %s under %s/usr/lib/debug, %s/boot or %s/lib/modules (install the kernel's debug package)\n",
 	       c->kver, c->root, c->root, c->root);
 	c->skipped++;

@@ -323,3 +323,7 @@ kuw_build_modules() {
 	grep -E "warning|WARNING" "$work/modules.log" >&2 || true
 	[ -f "$work/src/kunwind.ko" ] || { log "kunwind.ko was not built"; return 1; }
 }
+
+# Debian's archive and toolchain roots (private apt, debootstrap).
+# shellcheck source=debian.sh
+. "$REPO/scripts/debian.sh"

@@ -1,0 +1,183 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Debian's archive for the test bed, without touching the host's apt
+# configuration: a private apt setup in the cache that sees every suite a
+# supported kernel release comes from, and Debian roots (debootstrap) that
+# hold each release's own toolchain.  Sourced by scripts/lib.sh.
+#
+#   kuw_apt ARGS...         apt-get with the private configuration
+#                           ($CACHE/apt: its own sources.list, lists and
+#                           archives; lists refreshed once a day)
+#   kuw_apt_download DIR PKG...
+#                           apt-get download PKG... into DIR
+#   kuw_release_codename REL
+#                           the Debian release whose toolchain builds
+#                           kernel release REL (6.1: bookworm, 6.12 and 7.3:
+#                           trixie, Debian 13's gcc-14 and binutils 2.44)
+#   kuw_toolchain_root REL  "" when the host is that Debian release (its
+#                           own compilers build), else the path of a Debian
+#                           root in the cache (debootstrap, made once)
+#   kuw_in_root ROOT CMD... CMD in ROOT (chroot, in a private mount
+#                           namespace: /proc, /dev, /tmp, the cache and the
+#                           repository bound at their own paths; nothing
+#                           stays mounted when it ends); ROOT "" runs CMD
+#                           on the host
+#   kuw_source_tarball REL  the path of linux-source-REL's tarball: the
+#                           installed package's, or downloaded once into
+#                           the cache
+
+KUW_DEB_MIRROR=${KUNWIND_DEB_MIRROR:-http://deb.debian.org/debian}
+KUW_DEB_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# Suites the private apt configuration lists (the host's own are not
+# needed: apt-get download with this configuration sees only these).
+KUW_APT_SUITES="bookworm bookworm-updates trixie trixie-updates trixie-backports"
+
+kuw_apt_conf() {
+	local d="$CACHE/apt"
+	printf '%s\n' \
+		"-o" "Dir::Etc::SourceList=$d/sources.list" \
+		"-o" "Dir::Etc::SourceParts=/dev/null" \
+		"-o" "Dir::State::Lists=$d/lists" \
+		"-o" "Dir::Cache=$d/cache" \
+		"-o" "Dir::State::status=$d/status" \
+		"-o" "APT::Architectures::=amd64" \
+		"-o" "APT::Architectures::=arm64" \
+		"-o" "APT::Get::List-Cleanup=false" \
+		"-o" "APT::Sandbox::User=root"
+}
+
+kuw_apt() {
+	local d="$CACHE/apt" conf=() s
+	mapfile -t conf < <(kuw_apt_conf)
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	[ -f "$d/status" ] || : >"$d/status"
+	{
+		for s in $KUW_APT_SUITES; do
+			echo "deb [arch=amd64,arm64 signed-by=$KUW_DEB_KEYRING] $KUW_DEB_MIRROR $s main"
+		done
+		echo "deb [arch=amd64,arm64 signed-by=$KUW_DEB_KEYRING] ${KUW_DEB_MIRROR%/debian}/debian-security bookworm-security main"
+		echo "deb [arch=amd64,arm64 signed-by=$KUW_DEB_KEYRING] ${KUW_DEB_MIRROR%/debian}/debian-security trixie-security main"
+	} >"$d/sources.list.new"
+	if ! cmp -s "$d/sources.list.new" "$d/sources.list" ||
+		[ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
+		mv -f "$d/sources.list.new" "$d/sources.list"
+		log "private apt: updating lists ($KUW_APT_SUITES)"
+		(
+			flock -w 900 9 || die "apt lock timeout"
+			apt-get "${conf[@]}" -qq update
+		) 9>"$CACHE/apt-private.lock" || die "private apt: update failed"
+	fi
+	rm -f "$d/sources.list.new"
+	apt-get "${conf[@]}" "$@"
+}
+
+kuw_apt_download() {
+	local dir=$1 tmp
+	shift
+	# Outside the cache and world-writable: apt's sandbox user (_apt).
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-debs.XXXXXX")
+	chmod 777 "$tmp"
+	if ! (cd "$tmp" && kuw_apt -q download "$@" >/dev/null); then
+		rm -rf "$tmp"
+		die "apt-get download $* failed"
+	fi
+	mkdir -p "$dir"
+	mv "$tmp"/*.deb "$dir"/
+	rm -rf "$tmp"
+}
+
+kuw_release_codename() {
+	case $1 in
+	6.1) echo bookworm ;;
+	6.12 | 7.3) echo trixie ;;
+	*) die "kernel release '$1': supported are 6.1, 6.12, 7.3" ;;
+	esac
+}
+
+# The packages a toolchain root holds: the kernel's build dependencies and
+# both architectures' compilers.
+kuw_root_pkgs() {
+	local gcc=gcc-12
+	[ "$1" = bookworm ] || gcc=gcc-14
+	echo "$gcc gcc make libc6-dev libelf-dev bc flex bison kmod python3 perl" \
+		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch" \
+		"$gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu file"
+}
+
+kuw_toolchain_root() {
+	local code host r pkgs
+	code=$(kuw_release_codename "$1")
+	host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	if [ "$host" = "$code" ] && [ -z "${KUNWIND_FORCE_ROOT:-}" ]; then
+		echo ""
+		return
+	fi
+	r="$CACHE/roots/$code"
+	if [ ! -f "$r/.kuw-ok" ]; then
+		[ "$(id -u)" = 0 ] || die "a Debian $code root needs root (debootstrap)"
+		kuw_install debootstrap
+		mkdir -p "$CACHE/roots"
+		(
+			flock -w 1800 9 || die "root lock timeout"
+			[ -f "$r/.kuw-ok" ] && exit 0
+			log "making a Debian $code root for its toolchain: $r (once; ~3 min)"
+			rm -rf "$r"
+			pkgs=$(kuw_root_pkgs "$code" | tr ' ' '\n' | grep . | paste -sd,)
+			debootstrap --variant=minbase --include="$pkgs" \
+				--keyring="$KUW_DEB_KEYRING" \
+				"$code" "$r" "$KUW_DEB_MIRROR" >"$CACHE/roots/$code.log" 2>&1 ||
+				{ tail -n 20 "$CACHE/roots/$code.log" >&2; die "debootstrap $code failed (log $CACHE/roots/$code.log)"; }
+			rm -rf "$r/var/cache/apt/archives"/*.deb
+			touch "$r/.kuw-ok"
+		) 9>"$CACHE/roots.lock" || exit 1
+	fi
+	echo "$r"
+}
+
+kuw_in_root() {
+	local root=$1
+	shift
+	if [ -z "$root" ]; then
+		"$@"
+		return
+	fi
+	# Bound at their own paths: what a build reads and writes.
+	local binds=(/dev /tmp "$CACHE" "$REPO" ${KUW_ROOT_BINDS:-})
+	unshare -m --propagation private -- bash -c '
+		root=$1; shift; n=$1; shift
+		for ((i = 0; i < n; i++)); do
+			b=$1; shift
+			mkdir -p "$root$b"
+			mount --bind "$b" "$root$b" || exit 1
+		done
+		mount -t proc proc "$root/proc" || exit 1
+		exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin \
+			HOME=/root LANG=C.UTF-8 ${CCACHE_DIR:+CCACHE_DIR=$CCACHE_DIR} \
+			${CCACHE_MAXSIZE:+CCACHE_MAXSIZE=$CCACHE_MAXSIZE} \
+			${CCACHE_NOHASHDIR:+CCACHE_NOHASHDIR=$CCACHE_NOHASHDIR} \
+			${CCACHE_BASEDIR:+CCACHE_BASEDIR=$CCACHE_BASEDIR} \
+			"$@"' kuw-root "$root" "${#binds[@]}" "${binds[@]}" "$@"
+}
+
+kuw_source_tarball() {
+	local rel=$1 t d
+	t=/usr/src/linux-source-$rel.tar.xz
+	if [ -f "$t" ] && [ -z "${KUNWIND_FORCE_ROOT:-}" ]; then
+		echo "$t"
+		return
+	fi
+	d="$CACHE/sources/$rel"
+	if [ ! -f "$d/.kuw-ok" ]; then
+		log "downloading linux-source-$rel (Debian $(kuw_release_codename "$rel"))"
+		rm -rf "$d"
+		kuw_apt_download "$d/debs" "linux-source-$rel"
+		dpkg-deb --fsys-tarfile "$d"/debs/linux-source-"$rel"_*.deb |
+			tar -x -C "$d" --strip-components=3 \
+				"./usr/src/linux-source-$rel.tar.xz" ||
+			die "linux-source-$rel: no usr/src/linux-source-$rel.tar.xz in the package"
+		rm -rf "$d/debs"
+		touch "$d/.kuw-ok"
+	fi
+	echo "$d/linux-source-$rel.tar.xz"
+}

@@ -36,8 +36,8 @@ static void usage(FILE *f)
 "\n"
 "Commands:\n"
 "  rows FILE               every FDE of .eh_frame, .debug_frame and .sframe:\n"
-"                          'fde 0x<start>-0x<end> <src>[ pcmask=<n>]', then\n"
-"                          its rows in the row text format\n"
+"                          'fde 0x<start>-0x<end> <src>[ pcmask=<n>][ signal]',\n"
+"                          then its rows in the row text format\n"
 "  rules FILE ADDR...      the row in force at each ADDR (.eh_frame first,\n"
 "                          then .debug_frame, then .sframe), or '0x<addr> none';\n"
 "                          ADDR is NUM, SYMBOL[+NUM] or .SECTION[+NUM], NUM\n"
@@ -375,6 +375,8 @@ static int rows_fde(void *ctx, const struct kuw_fde_info *f)
 		n = snprintf(buf, sizeof(buf), " pcmask=%u", f->pcmask);
 		out_put(buf, n);
 	}
+	if (f->signal)
+		out_put(" signal", 7);
 	out_put("\n", 1);
 	return 0;
 }

@@ -17,7 +17,9 @@
 #             readelf -wf shows (AArch64);
 #   sframe    objdump --sframe vs our .sframe rows, after checking the
 #             section's version is the one that binutils writes;
-#   ehsf      our .eh_frame rows vs our .sframe rows.
+#   ehsf      our .eh_frame rows vs our .sframe rows;
+#   sframe-text  `kunwind-dump sframe` vs objdump --sframe, as text
+#             (linked files).
 # The newest 6.12/7.3 test kernels (built in the trixie root) are checked
 # the same way when the test bed has built them.
 # Zero mismatches required.  A toolchain that cannot be had (not root, no
@@ -123,6 +125,23 @@ check() {
 		>>"$W/fres"
 	res=$($CMP ehsf "$f.rows" $a64)
 	report "ehsf $name" $? "$res"
+	[ "$kind" = exec ] && sftext "$f" "$name"
+}
+
+# sftext FILE NAME: `kunwind-dump sframe` is objdump --sframe's text, byte
+# for byte (linked files: objdump prints an object's pcs as relocated).
+sftext() {
+	if ! "$ASAN" sframe "$1" >"$1.sftext" 2>&1; then
+		bad "sframe-text $2: kunwind-dump sframe failed ($(head -n 1 "$1.sftext"))"
+		return
+	fi
+	sed -n '/^Contents of the SFrame section/,$p' "$1.objdump" >"$1.sftheirs"
+	if cmp -s "$1.sftheirs" "$1.sftext"; then
+		ok "sframe-text $2: $(wc -l <"$1.sftext") lines as objdump"
+	else
+		diff "$1.sftheirs" "$1.sftext" | head -n 8 | sed 's/^/    /'
+		bad "sframe-text $2: differs from objdump --sframe"
+	fi
 }
 
 if [ "${KUW_TC:-1}" = 0 ]; then
@@ -199,6 +218,13 @@ for rel in 6.12 7.3; do
 		if grep -q "func idx" "$f.objdump"; then
 			res=$($CMP sframe "$f.objdump" "$f.rows" $a64)
 			report "sframe-v2 vmlinux $rel $arch" $? "$res"
+			sed -n '/^Contents of the SFrame section/,$p' "$f.objdump" >"$f.sftheirs"
+			if "$DUMP" sframe "$f" >"$f.sftext" 2>&1 &&
+			   cmp -s "$f.sftheirs" "$f.sftext"; then
+				ok "sframe-text vmlinux $rel $arch: $(wc -l <"$f.sftext") lines as objdump"
+			else
+				bad "sframe-text vmlinux $rel $arch: differs from objdump --sframe"
+			fi
 		fi
 	done
 done

@@ -57,6 +57,8 @@ static void usage(FILE *f)
 "                          loaded module when none is named; -n: only say what\n"
 "                          would be loaded.  One line per object: loaded,\n"
 "                          skipped or failed; exit 1 when one failed\n"
+"  sframe FILE             the .sframe section (v1, v2, v3) as objdump --sframe\n"
+"                          prints it (binutils 2.44+), from the walker's rows\n"
 "  sections FILE           allocated sections at the addresses used here\n"
 "                          (ET_REL objects are laid out from 0x%llx)\n"
 "  --help                  this text\n"
@@ -995,6 +997,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sframe"))
+		return kuw_cmd_sframe(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sections"))
 		return cmd_sections(argc - 1, argv + 1);
 	if (!strcmp(cmd, "load"))

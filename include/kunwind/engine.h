@@ -158,6 +158,7 @@ enum kuw_rule_kind {
 	KUW_R_AT_REG,		/* (src+N): saved at register src + N */
 	KUW_R_VAL_REG,		/* src+N: value is register src + N */
 };
+
 #define KUW_R__MAX		KUW_R_VAL_REG
 
 /* CFA kinds. */
@@ -166,6 +167,7 @@ enum kuw_cfa_kind {
 	KUW_CFA_EXPR,		/* DW_OP expression */
 	KUW_CFA_DEREF,		/* loaded from reg + off (SFrame v3 flexible) */
 };
+
 #define KUW_CFA__MAX		KUW_CFA_DEREF
 
 /* Rule flags. */

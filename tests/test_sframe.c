@@ -1764,3 +1764,63 @@ KT_TEST(sframe_malformed_v3)
 		   "CFA-based rule with a register number");
 #undef BAD8
 }
+
+/*
+ * AArch64 v3: a default FDE with the B key and a signed RA (x29/x30 saved,
+ * 2-byte offsets), and a flexible one (RA kept in x30: a register rule).
+ */
+KT_TEST(sframe_hand_aarch64_v3)
+{
+	u32 f0 = KUW_SFH_SIZE, f1 = f0 + 16, fres, fre2;
+	s32 d1[] = { 0 }, d3[] = { 32, -8, -16 };
+	s32 w[] = { CTL(31, 0, 1), 16, CTL(30, 0, 1), 0, CTL(0, 1, 0), -16 };
+	struct col *c = col_new();
+	const struct kuw_rule *r;
+	struct bb b, g;
+
+	hdr(&b, 3, KUW_SFRAME_F_FDE_FUNC_START_PCREL,
+	    KUW_SFRAME_ABI_AARCH64_LE, 0, 0, 0, 2, 3);
+	fde3(&b, A64_SEC, A64_F0, 0x40);
+	fde3(&b, A64_SEC, A64_F1, 0x20);
+	fres = fre_begin(&b);
+	attr3(&b, fres, f0, 2,
+	      0x20 | KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0, 0);
+	fre(&b, 1, 0, SP, 1, 1, 0, d1);
+	fre(&b, 1, 4, SP, 3, 2, 1, d3);
+	attr3(&b, fres, f1, 1, KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1),
+	      KUW_SFRAME_FDE3_TYPE_FLEX, 0);
+	fre2 = b.n;
+	fre(&b, 1, 0, SP, 6, 1, 0, w);
+	fin(&b, fres);
+	g = b;
+
+	KT_ASSERT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, c, NULL, NULL), 0);
+	KT_ASSERT_EQ(c->nrow, 3);
+	KT_EXPECT_EQ(c->fde[0].f.start, A64_F0);
+	KT_EXPECT_EQ(c->fde[1].f.start, A64_F1);
+	expect_rule(&c->row[0].r, KUW_A64_SP, 0, 0, 0, 0, 0, 0, KUW_A64_X29,
+		    KUW_A64_X30);
+	expect_rule(&c->row[1].r, KUW_A64_SP, 32, 1, -16, 1, -8,
+		    KUW_RF_MANGLED_RA, KUW_A64_X29, KUW_A64_X30);
+	r = &c->row[2].r;
+	KT_EXPECT_EQ(r->cfa_reg, KUW_A64_SP);
+	KT_EXPECT_EQ(r->cfa_off, 16);
+	expect_reg(r, KUW_A64_X30, KUW_R_REG, KUW_A64_X30, 0);
+	expect_reg(r, KUW_A64_X29, KUW_R_OFFSET, 0, -16);
+	col_free(c);
+
+	/* the reserved control bit, in the RA's word */
+	b = g;
+	b.b[fre2 + 4] = CTL(30, 0, 1) | 4;
+	expect_bad(&a64_obj, &b, A64_SEC, KUW_E_BADTYPE, fre2 + 1,
+		   "reserved bit in RA control word");
+	/* the B key bit stays AArch64's: on AMD64 it is refused */
+	b = g;
+	b.b[4] = KUW_SFRAME_ABI_AMD64_LE;
+	b.b[6] = (u8)-8;
+	expect_bad(&x86_obj, &b, A64_SEC, KUW_E_BADTYPE,
+		   fres + KUW_SFDA3_INFO, "PAuth key bit on AMD64");
+	/* an AMD64 object refuses an AArch64 section */
+	expect_bad(&x86_obj, &g, A64_SEC, KUW_E_BADHDR, KUW_SFH_ABI_ARCH,
+		   "AArch64 section, AMD64 object");
+}

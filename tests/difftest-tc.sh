@@ -19,7 +19,9 @@
 #             section's version is the one that binutils writes;
 #   ehsf      our .eh_frame rows vs our .sframe rows;
 #   sframe-text  `kunwind-dump sframe` vs objdump --sframe, as text
-#             (linked files).
+#             (linked files);
+#   sframe-rules  linked files without .eh_frame: `rules` (compiled
+#             .sframe table, lookup) at every .sframe row vs the walk.
 # The newest 6.12/7.3 test kernels (built in the trixie root) are checked
 # the same way when the test bed has built them.
 # Zero mismatches required.  A toolchain that cannot be had (not root, no
@@ -125,7 +127,41 @@ check() {
 		>>"$W/fres"
 	res=$($CMP ehsf "$f.rows" $a64)
 	report "ehsf $name" $? "$res"
-	[ "$kind" = exec ] && sftext "$f" "$name"
+	if [ "$kind" = exec ]; then
+		sftext "$f" "$name"
+		sfrules "$f" "$name"
+	fi
+}
+
+# sfrules FILE NAME: without .eh_frame, `rules` (the compiled .sframe table
+# and its lookup, as kunwind.ko uses them) at every .sframe row gives the
+# walker's rule there.
+sfrules() {
+	# made by build.sh with the root's objcopy (the host's may not know
+	# the arch)
+	if [ ! -f "$1.noeh" ]; then
+		bad "sframe-rules $2: no $1.noeh"
+		return
+	fi
+	awk '/^fde/ { sf = ($3 == "sframe" && $4 !~ /^pcmask/); next }
+	     sf { print }' "$1.rows" >"$1.sfrows"
+	# shellcheck disable=SC2046
+	if ! "$ASAN" rules "$1.noeh" $(awk '{ print $1 }' "$1.sfrows") \
+	     >"$1.sfrules" 2>"$1.sfrules.err"; then
+		sed 's/^/    /' "$1.sfrules.err" | head -n 3
+		bad "sframe-rules $2: kunwind-dump rules failed"
+		return
+	fi
+	# the rule text after the pc: the table merges equal neighbours, and
+	# rules prints the start of the row it found
+	cut -d' ' -f2- "$1.sfrows" >"$1.a"
+	cut -d' ' -f2- "$1.sfrules" >"$1.b"
+	if [ -s "$1.a" ] && cmp -s "$1.a" "$1.b"; then
+		ok "sframe-rules $2: $(wc -l <"$1.sfrows") rows from the compiled table"
+	else
+		diff "$1.a" "$1.b" | head -n 6 | sed 's/^/    /'
+		bad "sframe-rules $2: compiled table differs from the walk"
+	fi
 }
 
 # sftext FILE NAME: `kunwind-dump sframe` is objdump --sframe's text, byte
@@ -207,7 +243,20 @@ for rel in 6.12 7.3; do
 			 ${p}readelf -wN --debug-dump=frames $v >$k/vmlinux.raw 2>&1;
 			 ${p}objdump --sframe $v >$k/vmlinux.objdump 2>&1"
 		f=$k/vmlinux
-		if ! "$DUMP" rows "$f" >"$f.rows" 2>"$f.rows.err"; then
+		# A table whose FDEs overlap is refused (the message names
+		# it): right exactly when binutils' own dump overlaps too.
+		ov=$($CMP sfoverlap "$f.objdump" | sed -n 's/.*, \([0-9]*\) overlapping.*/\1/p')
+		if "$DUMP" rows "$f" >"$f.rows" 2>"$f.rows.err"; then
+			if [ "${ov:-0}" = 0 ]; then
+				ok "vmlinux $rel $arch: accepted, no SFrame FDE overlaps in objdump"
+			else
+				bad "vmlinux $rel $arch: accepted, yet objdump shows $ov overlapping SFrame FDEs"
+			fi
+		elif grep -q '\.sframe+0x[0-9a-f]*: overlapping FDEs' "$f.rows.err" &&
+		     [ "${ov:-0}" -gt 0 ]; then
+			ok "vmlinux $rel $arch: .sframe refused, $ov overlapping FDEs in objdump too ($(head -n 1 "$f.rows.err" | sed 's/.*: \.sframe/.sframe/'))"
+		else
+			sed 's/^/    /' "$f.rows.err" | head -n 3
 			bad "vmlinux $rel $arch: kunwind-dump rows failed"
 			continue
 		fi

@@ -10,6 +10,8 @@
       AArch64: our RA-signing state (ra_signed) at every row vs the one
       the DW_CFA_AARCH64_negate_ra_state(_with_pc) and remember/restore
       ops of readelf --debug-dump=frames (raw) give
+  compare.py sfoverlap OBJDUMP_OUT
+      how many SFrame FDEs overlap the next one, as objdump shows them
   compare.py ehsf OURS_OUT
       our .eh_frame rows vs our .sframe rows of the same object (CFA, FP, RA)
   compare.py addrs READELF_OUT N
@@ -627,6 +629,17 @@ def cmd_pac(rpath, opath, rel):
     return res.done()
 
 
+def cmd_sfoverlap(dpath):
+    """How many FDEs of objdump --sframe overlap the next one (by start;
+    PCMASK FDEs left out): kunwind refuses such a table."""
+    fdes = sorted((f["start"], f["start"] + f["size"])
+                  for f in parse_objdump_sframe(dpath)
+                  if not f["pcmask"] and f["size"])
+    n = sum(1 for a, b in zip(fdes, fdes[1:]) if a[1] > b[0])
+    print("sfoverlap: %d FDEs, %d overlapping the next" % (len(fdes), n))
+    return 0
+
+
 def cmd_ehsf(opath):
     ours = parse_ours(opath)
     eh = [f for f in ours.get("eh_frame", []) if f["end"] > f["start"]]
@@ -846,6 +859,8 @@ def main(argv):
             return cmd_readelf(args[1], args[2], rel)
         if args[0] == "sframe" and len(args) == 3:
             return cmd_sframe(args[1], args[2], rel)
+        if args[0] == "sfoverlap" and len(args) == 2:
+            return cmd_sfoverlap(args[1])
         if args[0] == "pac" and len(args) == 3:
             return cmd_pac(args[1], args[2], rel)
         if args[0] == "ehsf" and len(args) == 2:

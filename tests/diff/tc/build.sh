@@ -5,7 +5,8 @@
 # tests/diff/tc (and tests/diff/src, tests/diff/a64) with that root's GCC
 # and binutils, and dump each with that root's readelf and objdump.
 #   build.sh OUTDIR GCC_VERSION
-# OUTDIR gets the objects, FILE.readelf and FILE.objdump for each, "files"
+# OUTDIR gets the objects, FILE.readelf, FILE.raw and FILE.objdump for
+# each (and FILE.noeh, without .eh_frame, of a linked FILE), "files"
 # (one "FILE ARCH KIND" line each: ARCH x86_64|arm64, KIND rel|exec),
 # "versions" and "errors" (one line per failed step).
 out=$1
@@ -42,6 +43,10 @@ dump() {
 		echo "$1: readelf -wf failed" >>errors
 	${p}objdump --sframe "$1" >"$1.objdump" 2>&1 ||
 		echo "$1: objdump --sframe failed" >>errors
+	if [ "$3" = exec ]; then
+		${p}objcopy -R .eh_frame -R .eh_frame_hdr "$1" "$1.noeh" ||
+			echo "$1: objcopy failed" >>errors
+	fi
 	echo "$1 $2 $3" >>files
 }
 

@@ -32,7 +32,9 @@
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kernel.h>
+#include <linux/rethook.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/stacktrace.h>
@@ -41,17 +43,14 @@
 #include "kunwind_internal.h"
 #include "kuw_arch.h"
 
-typedef int (*kuw_get_stack_info_t)(unsigned long *stack,
-				    struct task_struct *task,
-				    struct stack_info *info,
-				    unsigned long *visit_mask);
-
-/* Unexported kernel functions and symbols, found through kallsyms. */
-static kuw_get_stack_info_t kuw_get_stack_info;
-static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
-				      unsigned long ret, unsigned long *retp);
-static unsigned long (*kuw_rethook_ret)(struct task_struct *task,
-					unsigned long frame, void *cur);
+/*
+ * Unexported kernel functions, found through kallsyms and called with
+ * kuw_call(), typed from <asm/stacktrace.h>, <linux/ftrace.h> and
+ * <linux/rethook.h>.
+ */
+static unsigned long KUW_FN(get_stack_info);
+static unsigned long KUW_FN(ftrace_graph_ret_addr);
+static unsigned long KUW_FN(rethook_find_ret_addr);
 static unsigned long kuw_entry_text[2];		/* [start, end) */
 static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
 unsigned long kuw_x86_tramp[2];
@@ -66,9 +65,8 @@ int kuw_arch_init(void)
 {
 	unsigned long no_verify[2];
 
-	kuw_get_stack_info = (kuw_get_stack_info_t)
-		kuw_lookup_name("get_stack_info");
-	if (!kuw_get_stack_info)
+	KUW_FN(get_stack_info) = kuw_lookup_fn("get_stack_info");
+	if (!KUW_FN(get_stack_info))
 		pr_warn("get_stack_info not found: only task stacks are walked\n");
 	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
@@ -79,10 +77,12 @@ int kuw_arch_init(void)
 		kuw_idle_start[1] = max(kuw_idle_start[1], no_verify[1]);
 	kuw_x86_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_x86_tramp[0])
-		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
+		KUW_FN(ftrace_graph_ret_addr) =
+			kuw_lookup_fn("ftrace_graph_ret_addr");
 	kuw_x86_tramp[1] = kuw_lookup_name("arch_rethook_trampoline");
 	if (kuw_x86_tramp[1])
-		kuw_rethook_ret = (void *)kuw_lookup_name("rethook_find_ret_addr");
+		KUW_FN(rethook_find_ret_addr) =
+			kuw_lookup_fn("rethook_find_ret_addr");
 	return 0;
 }
 
@@ -105,11 +105,12 @@ void kuw_x86_ret_addr(struct kunwind_state *s)
 	u64 pc = s->regs.r[KUW_REG_PC];
 	unsigned long retp = s->regs.r[KUW_REG_SP] - 8, real = 0;
 
-	if (pc == kuw_x86_tramp[0] && kuw_graph_ret)
-		real = kuw_graph_ret(s->task, &s->ret_idx, pc,
-				     (unsigned long *)retp);
-	else if (pc == kuw_x86_tramp[1] && kuw_rethook_ret)
-		real = kuw_rethook_ret(s->task, retp, &s->ret_cur);
+	if (pc == kuw_x86_tramp[0] && KUW_FN(ftrace_graph_ret_addr))
+		real = kuw_call(ftrace_graph_ret_addr, s->task, &s->ret_idx,
+				pc, (unsigned long *)retp);
+	else if (pc == kuw_x86_tramp[1] && KUW_FN(rethook_find_ret_addr))
+		real = kuw_call(rethook_find_ret_addr, s->task, retp,
+				&s->ret_cur);
 	if (real && real != pc)
 		s->regs.r[KUW_REG_PC] = real;
 	else
@@ -148,9 +149,9 @@ bool kuw_arch_stack_of(struct task_struct *task, unsigned long addr,
 	struct stack_info info;
 	unsigned long begin, end;
 
-	if (kuw_get_stack_info) {
-		if (kuw_get_stack_info((unsigned long *)addr, task, &info,
-				       mask))
+	if (KUW_FN(get_stack_info)) {
+		if (kuw_call(get_stack_info, (unsigned long *)addr, task,
+			     &info, mask))
 			return false;
 		st->begin = (unsigned long)info.begin;
 		st->end = (unsigned long)info.end;

@@ -7,6 +7,7 @@
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include "arch.h"
+#include "kuw_probes.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_X86_64
 #define KUW_REG_PC	KUW_X86_RA
@@ -65,12 +66,15 @@ static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
  * (kCFI and FineIBT, clang-built kernels, are not handled: Debian builds
  * its kernels with GCC.)
  */
-#ifdef rdmsrq			/* Linux 6.16 renamed rdmsrl()/wrmsrl() */
+/* rdmsrq()/wrmsrq() since 6.16, rdmsrl()/wrmsrl() before (compat probes) */
+#if KUW_HAVE_RDMSRQ
 #define kuw_rdmsr64(msr, val)	rdmsrq(msr, val)
 #define kuw_wrmsr64(msr, val)	wrmsrq(msr, val)
-#else
+#elif KUW_HAVE_RDMSRL
 #define kuw_rdmsr64(msr, val)	rdmsrl(msr, val)
 #define kuw_wrmsr64(msr, val)	wrmsrl(msr, val)
+#else
+#error "kunwind: neither rdmsrq() nor rdmsrl() (probes rdmsrq, rdmsrl)"
 #endif
 
 static __always_inline bool kuw_ibt(void)

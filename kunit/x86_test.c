@@ -32,7 +32,9 @@
  *                    thunk's place, the last NOP; no FDE covers them), its
  *                    first instruction (ENDBR64 on an IBT kernel) and the
  *                    one after the ENDBR, where a kprobe lands: each must
- *                    unwind as at the entry, to x86t_caller.
+ *                    unwind as at the entry, to x86t_caller, by the
+ *                    function's first row (not by the leaf guess, which
+ *                    would find the caller too).
  */
 #include <kunit/test.h>
 #include <linux/kallsyms.h>
@@ -379,9 +381,14 @@ static void x86t_func_start(struct kunit *test)
 				      x86t_is(t->pc[1], "x86t_caller"),
 				      "pc %+d: caller %pS", x86t_offs[i],
 				      (void *)(t->n > 1 ? t->pc[1] : 0));
+		/* by the function's row, not by the leaf guess (how FP) */
+		KUNIT_EXPECT_EQ_MSG(test, t->n > 1 ? t->how[1] : 0,
+				    KUNWIND_FRAME_CFI, "pc %+d: stepped how",
+				    x86t_offs[i]);
 		KUNIT_EXPECT_EQ_MSG(test, t->err, -KUW_E_END, "pc %+d: %s",
 				    x86t_offs[i], kunwind_strerror(t->err));
-		if (t->n < 3 || !x86t_is(t->pc[1], "x86t_caller"))
+		if (t->n < 3 || !x86t_is(t->pc[1], "x86t_caller") ||
+		    t->how[1] != KUNWIND_FRAME_CFI)
 			x86t_dump(test, t);
 	}
 	/*

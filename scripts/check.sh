@@ -23,6 +23,9 @@
 #     kunwind.ko on it; KUNWIND_ARM64=0 skips it
 # 10. make check-stock ARCH=arm64: Debian's stock arm64 kernel under
 #     qemu-system-aarch64 (base profile only; KUNWIND_STOCK_ARM64=0 skips it)
+# 11. make check-headers (scripts/check-headers.sh): kunwind.ko against
+#     Debian's stock header packages of 6.1, 6.12 and 7.3, amd64 and arm64,
+#     without a warning (base profile only; KUNWIND_HEADERS=0 skips it)
 #
 # Last line: "N passed, N failed" (", N skipped" when some are), host,
 # guest and stock together.  Exit status non-zero on any failure.
@@ -222,6 +225,11 @@ if [ "$KCONFIG" = base ]; then
 	if [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ]; then
 		stamp "stock arm64 kernel: make check-stock ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
 		subrun check-stock-arm64 env ARCH=arm64 "$REPO/scripts/check-stock.sh"
+	fi
+	# kunwind.ko against Debian's stock headers, every release and arch
+	if [ "${KUNWIND_HEADERS:-1}" = 1 ]; then
+		stamp "stock headers: make check-headers (KUNWIND_HEADERS=0 skips)"
+		subrun check-headers "$REPO/scripts/check-headers.sh"
 	fi
 fi
 

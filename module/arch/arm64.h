@@ -5,6 +5,7 @@
 
 #include <asm/pointer_auth.h>
 #include "arch.h"
+#include "compat.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_ARM64
 #define KUW_REG_PC	KUW_A64_PC
@@ -16,6 +17,15 @@
  * return address in x30: its caller's sp is its own.
  */
 #define KUW_ARCH_SP_MAY_STAY	1
+
+/* a kernel return address without its pointer authentication code */
+#if KUW_HAVE_PTRAUTH_STRIP_KERNEL_INSN_PAC
+#define kuw_ptrauth_strip(pc)	ptrauth_strip_kernel_insn_pac(pc)
+#elif KUW_HAVE_PTRAUTH_STRIP_INSN_PAC
+#define kuw_ptrauth_strip(pc)	ptrauth_strip_insn_pac(pc)
+#else
+#error "kunwind: no ptrauth_strip_kernel_insn_pac() (probes ptrauth_strip_*)"
+#endif
 
 /*
  * arm64's IRQ stack switch (call_on_irq_stack) leaves a frame record on
@@ -38,11 +48,29 @@ void kuw_a64_ret_addr(struct kunwind_state *s);
  */
 static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 {
-	u64 pc = ptrauth_strip_insn_pac(s->regs.r[KUW_REG_PC]);
+	u64 pc = kuw_ptrauth_strip(s->regs.r[KUW_REG_PC]);
 
 	s->regs.r[KUW_REG_PC] = pc;
 	if (unlikely(pc == kuw_a64_tramp[0] || pc == kuw_a64_tramp[1]))
 		kuw_a64_ret_addr(s);
+}
+
+/*
+ * Calls of kernel functions found through kallsyms (kuw_call(), kuw_arch.h)
+ * are plain indirect calls.  With BTI (CONFIG_ARM64_BTI_KERNEL) a BLR must
+ * land on a landing pad, and every non-static kernel function has one:
+ * GCC's -mbranch-protection=pac-ret+bti starts it with "bti c", or with
+ * "paciasp", which is one for a BLR whatever SCTLR_EL1.BT1 says; arm64
+ * does not seal functions the way x86 IBT does.  (GCC-built kernels, such
+ * as Debian's, have no kernel BTI at all: it depends on !CC_IS_GCC.)
+ */
+static __always_inline unsigned long kuw_arch_call_begin(void)
+{
+	return 0;
+}
+
+static __always_inline void kuw_arch_call_end(unsigned long *saved)
+{
 }
 
 #endif /* KUNWIND_ARCH_ARM64_H */

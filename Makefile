@@ -74,6 +74,7 @@ install-loader:
 test-host: $(B)/kunwind-dump $(B)/kunwind-dump-asan $(B)/tests/runner
 	KT_SRCDIR=tests KT_BUILDDIR=$(B)/tests $(B)/tests/runner
 	@if [ -x tests/difftest.sh ]; then B=$(B) tests/difftest.sh; fi
+	@if [ -x tests/difftest-tc.sh ]; then B=$(B) tests/difftest-tc.sh; fi
 	python3 tests/ktap_test.py
 
 fuzz:

@@ -17,6 +17,11 @@
 #   kuw_toolchain_root REL  "" when the host is that Debian release (its
 #                           own compilers build), else the path of a Debian
 #                           root in the cache (debootstrap, made once)
+#   kuw_root CODENAME       the path of a Debian CODENAME root in the cache
+#                           (debootstrap, made once): bookworm/trixie with
+#                           a kernel toolchain; sid with the newest gcc and
+#                           binutils only (SFrame v3, GCC 15 CFI: the
+#                           differential tests of tests/difftest-new.sh)
 #   kuw_in_root ROOT CMD... CMD in ROOT (chroot, in a private mount
 #                           namespace: /proc, /dev, /tmp, the cache and the
 #                           repository bound at their own paths; nothing
@@ -99,6 +104,11 @@ kuw_release_codename() {
 # both architectures' compilers.
 kuw_root_pkgs() {
 	local gcc=gcc-12
+	if [ "$1" = sid ]; then
+		echo "gcc-15 libc6-dev binutils gcc-15-aarch64-linux-gnu" \
+			"binutils-aarch64-linux-gnu"
+		return
+	fi
 	[ "$1" = bookworm ] || gcc=gcc-14
 	echo "$gcc gcc make libc6-dev libelf-dev bc flex bison kmod python3 perl" \
 		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch" \
@@ -106,13 +116,18 @@ kuw_root_pkgs() {
 }
 
 kuw_toolchain_root() {
-	local code host r pkgs
+	local code host
 	code=$(kuw_release_codename "$1")
 	host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 	if [ "$host" = "$code" ] && [ -z "${KUNWIND_FORCE_ROOT:-}" ]; then
 		echo ""
 		return
 	fi
+	kuw_root "$code"
+}
+
+kuw_root() {
+	local code=$1 r pkgs
 	r="$CACHE/roots/$code"
 	if [ ! -f "$r/.kuw-ok" ]; then
 		[ "$(id -u)" = 0 ] || die "a Debian $code root needs root (debootstrap)"

@@ -604,10 +604,57 @@ KT_TEST(ehf_aarch64_negate_ra_state)
 	s.addr = 0;
 	KT_EXPECT_EQ(kcfi_walk(&o, &s, false, c, NULL, &d), 0);
 	KT_EXPECT_STR(kcfi_fde_text(c, 0, KUW_ARCH_ARM64),
-		      "0x0 cfa=sp+0\n"
-		      "0x4 cfa=sp+16 x29=c-8 ra=c-16\n"
+		      "0x0 cfa=sp+0 ra_signed=1\n"
+		      "0x4 cfa=sp+16 x29=c-8 ra=c-16 ra_signed=1\n"
 		      "0x8 cfa=sp+0\n"
-		      "0xc cfa=sp+16 x29=c-8 ra=c-16");
+		      "0xc cfa=sp+16 x29=c-8 ra=c-16 ra_signed=1");
+	KT_ASSERT_EQ(c->nrow, 4);
+	KT_EXPECT_EQ(c->row[0].r.flags, KUW_RF_MANGLED_RA);
+	KT_EXPECT_EQ(c->row[1].r.flags, KUW_RF_MANGLED_RA);
+	KT_EXPECT_EQ(c->row[2].r.flags, 0);
+	KT_EXPECT_EQ(c->row[3].r.flags, KUW_RF_MANGLED_RA);
+	kcfi_col_free(c);
+}
+
+KT_TEST(ehf_aarch64_negate_ra_state_with_pc)
+{
+	/*
+	 * AArch64 PAuth_LR (GCC's -mbranch-protection=pac-ret+pc, gas's
+	 * .cfi_negate_ra_state_with_pc): 0x2c toggles the same RA-signing
+	 * state as 0x2d, here signed with 0x2c and authenticated with 0x2d.
+	 */
+	static const u8 prog[] = {
+		0x2c, 0x41, 0x0e, 0x10, 0x9e, 0x02, 0x9d, 0x01,	/* +1 */
+		0x0a, 0x41, 0x2d, 0xde, 0xdd, 0x0e, 0x00,	/* +2 */
+		0x41, 0x0b,					/* +3 */
+	};
+	struct kuw_obj o = {
+		.owner = "a64", .arch = KUW_ARCH_ARM64,
+		.text_start = 0x1000, .text_end = 0x9000,
+	};
+	struct kcfi_col *c = kcfi_col_new();
+	struct kuw_diag d = { 0 };
+	struct bb b = { .n = 0 };
+	struct kuw_sec s;
+	u32 at;
+
+	at = cie_open(&b, "zRB", 4, 30);
+	bul(&b, 1);
+	b8(&b, KUW_DW_EH_PE_udata8);
+	b8(&b, 0x0c);
+	b8(&b, 31);
+	b8(&b, 0);
+	rec_end(&b, at, false);
+	fde(&b, false, false, at, 0x2000, 0x10, true, prog, sizeof(prog));
+	s.data = b.b;
+	s.size = b.n;
+	s.addr = 0;
+	KT_EXPECT_EQ(kcfi_walk(&o, &s, false, c, NULL, &d), 0);
+	KT_EXPECT_STR(kcfi_fde_text(c, 0, KUW_ARCH_ARM64),
+		      "0x0 cfa=sp+0 ra_signed=1\n"
+		      "0x4 cfa=sp+16 x29=c-8 ra=c-16 ra_signed=1\n"
+		      "0x8 cfa=sp+0\n"
+		      "0xc cfa=sp+16 x29=c-8 ra=c-16 ra_signed=1");
 	KT_ASSERT_EQ(c->nrow, 4);
 	KT_EXPECT_EQ(c->row[0].r.flags, KUW_RF_MANGLED_RA);
 	KT_EXPECT_EQ(c->row[1].r.flags, KUW_RF_MANGLED_RA);

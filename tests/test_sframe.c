@@ -16,6 +16,7 @@
 #include "sframe.h"
 #include "read.h"
 #include "kt.h"
+#include "mem.h"
 
 /* ---- collecting what the walker reports ---- */
 
@@ -1189,7 +1190,7 @@ KT_TEST(sframe_malformed_header)
 	b.b[0] = 0xde;			/* byte-swapped: big endian */
 	b.b[1] = 0xe2;
 	expect_bad(&x86_obj, &b, 0x10000, KUW_E_BADMAGIC, 0, "swapped magic");
-	expect_bad8(&g, 2, 3, KUW_E_BADVER, 2, "version 3");
+	expect_bad8(&g, 2, 4, KUW_E_BADVER, 2, "version 4");
 	expect_bad8(&g, 2, 0, KUW_E_BADVER, 2, "version 0");
 	expect_bad8(&g, 3, 0x8, KUW_E_BADHDR, 3, "unknown flag");
 	expect_bad8(&g, 4, KUW_SFRAME_ABI_AARCH64_BE, KUW_E_BADHDR, 4,
@@ -1467,4 +1468,359 @@ KT_TEST(sframe_as_aarch64)
 		     KUW_ARCH_ARM64, "a64 relocated v2");
 	free(v2);
 	relocd_free(&r);
+}
+
+/* ---- version 3 (binutils 2.46+) ---- */
+
+static void put64(struct bb *b, u64 v)
+{
+	put32(b, (u32)v);
+	put32(b, (u32)(v >> 32));
+}
+
+/* A v3 FDE index entry: start (from the field, PCREL), size, FRE offset. */
+static void fde3(struct bb *b, u64 sec, u64 start, u32 size)
+{
+	put64(b, start - (sec + b->n));
+	put32(b, size);
+	put32(b, 0);		/* set by attr3() */
+}
+
+/* The attribute record of the FDE whose index entry is at @fde_at. */
+static void attr3(struct bb *b, u32 fres, u32 fde_at, u16 nfre, u8 info,
+		  u8 info2, u8 rep)
+{
+	set32(b, fde_at + KUW_SFDE3_FRE_OFF, b->n - fres);
+	put16(b, nfre);
+	put8(b, info);
+	put8(b, info2);
+	put8(b, rep);
+}
+
+#define V3_SEC		0x20000ULL
+#define CTL(reg, deref, reg_p) KUW_SFLEX_MKCTRL(reg, deref, reg_p)
+
+/*
+ * AMD64 v3, laid out as gas 2.46+ lays it out: FDE0 flexible (the DRAP
+ * pattern of GCC's stack realignment, a register-held FP, RA at register
+ * plus offset, an outermost FRE), FDE1 a signal frame, FDE2 PCMASK.
+ * Returns the offset of the FRE sub-section; *fde0 gets FDE0's offset.
+ */
+static u32 mk_v3(struct bb *b, u32 *fde0)
+{
+	u32 f0 = KUW_SFH_SIZE, f1 = f0 + 16, f2 = f1 + 16, fres;
+	s32 w0[] = { CTL(7, 0, 1), 8 };
+	s32 w1[] = { CTL(10, 0, 1), 0 };
+	s32 w2[] = { CTL(10, 0, 1), 0, 0, CTL(6, 1, 1), 0 };
+	s32 w3[] = { CTL(6, 1, 1), -8, 0, CTL(6, 1, 1), 0 };
+	s32 w4[] = { CTL(7, 0, 1), 16, 0, CTL(0, 1, 0), -16 };
+	s32 w5[] = { CTL(7, 0, 1), 16, 0, CTL(3, 0, 1), 0 };
+	s32 w6[] = { CTL(7, 0, 1), 300, CTL(3, 0, 1), 8, 0 };
+	s32 w7[] = { CTL(7, 0, 1), 16, CTL(3, 1, 1), -8,
+		     CTL(15, 1, 1), 0x12345 };
+	s32 d8[] = { 8 }, d16[] = { 16 };
+
+	hdr(b, 3, KUW_SFRAME_F_FDE_FUNC_START_PCREL, KUW_SFRAME_ABI_AMD64_LE,
+	    0, -8, 0, 3, 13);
+	fde3(b, V3_SEC, 0x1000, 0x40);
+	fde3(b, V3_SEC, 0x1040, 0x10);
+	fde3(b, V3_SEC, 0x1050, 0x20);
+	fres = fre_begin(b);
+	attr3(b, fres, f0, 9, KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1),
+	      KUW_SFRAME_FDE3_TYPE_FLEX, 0);
+	fre(b, 1, 0x00, FP, 2, 1, 0, w0);
+	fre(b, 1, 0x05, FP, 2, 1, 0, w1);
+	fre(b, 1, 0x1c, FP, 5, 1, 0, w2);
+	fre(b, 1, 0x1e, FP, 5, 1, 0, w3);
+	fre(b, 1, 0x20, FP, 5, 1, 0, w4);
+	fre(b, 1, 0x22, FP, 5, 1, 0, w5);
+	fre(b, 1, 0x24, FP, 5, 2, 0, w6);
+	fre(b, 1, 0x26, FP, 6, 4, 0, w7);
+	fre(b, 1, 0x30, FP, 0, 1, 0, NULL);
+	attr3(b, fres, f1, 1,
+	      0x80 | KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0, 0);
+	fre(b, 1, 0, SP, 1, 1, 0, d8);
+	attr3(b, fres, f2, 3,
+	      KUW_SFDE_MKINFO(KUW_SFRAME_FDE_TYPE_PCMASK,
+			      KUW_SFRAME_FRE_TYPE_ADDR2), 0, 16);
+	fre(b, 2, 0, SP, 1, 1, 0, d8);
+	fre(b, 2, 6, SP, 1, 1, 0, d16);
+	fre(b, 2, 11, SP, 1, 1, 0, d8);
+	fin(b, fres);
+	*fde0 = f0;
+	return fres;
+}
+
+static void expect_reg(const struct kuw_rule *r, u8 reg, u8 kind, u8 src,
+		       s32 off)
+{
+	const struct kuw_reg_rule *rr = kuw_rule_find(r, reg);
+
+	KT_ASSERT(rr != NULL);
+	KT_EXPECT_EQ(rr->kind, kind);
+	KT_EXPECT_EQ(rr->src, src);
+	KT_EXPECT_EQ(rr->off, off);
+}
+
+KT_TEST(sframe_hand_amd64_v3)
+{
+	struct kuw_stats st = { 0 };
+	struct col *c = col_new();
+	const struct kuw_rule *r;
+	struct bb b;
+	u32 fde0;
+
+	mk_v3(&b, &fde0);
+	KT_ASSERT_EQ(walk(&x86_obj, b.b, b.n, V3_SEC, c, &st, NULL), 0);
+	KT_EXPECT_EQ(st.nfde, 3);
+	KT_ASSERT_EQ(c->nfde, 3);
+	KT_ASSERT_EQ(c->nrow, 13);
+	KT_EXPECT_EQ(c->fde[0].f.start, 0x1000);
+	KT_EXPECT_EQ(c->fde[0].f.end, 0x1040);
+	KT_EXPECT_EQ(c->fde[0].f.signal, 0);
+	KT_EXPECT_EQ(c->fde[1].f.start, 0x1040);
+	KT_EXPECT_EQ(c->fde[1].f.signal, 1);
+	KT_EXPECT_EQ(c->fde[2].f.pcmask, 16);
+
+	/* CFA rsp+8, RA at the fixed CFA-8, FP not saved */
+	r = &c->row[0].r;
+	KT_EXPECT_EQ(c->row[0].pc, 0x1000);
+	expect_rule(r, KUW_X86_RSP, 8, 0, 0, 1, -8, 0, KUW_X86_RBP,
+		    KUW_X86_RA);
+	/* CFA from r10: not SP/FP based */
+	expect_rule(&c->row[1].r, 10, 0, 0, 0, 1, -8, 0, KUW_X86_RBP,
+		    KUW_X86_RA);
+	/* RA padding: fixed offset; FP saved at rbp + 0 */
+	r = &c->row[2].r;
+	KT_EXPECT_EQ(r->cfa_kind, KUW_CFA_REG);
+	KT_EXPECT_EQ(r->nregs, 2);
+	expect_reg(r, KUW_X86_RBP, KUW_R_AT_REG, KUW_X86_RBP, 0);
+	expect_reg(r, KUW_X86_RA, KUW_R_OFFSET, 0, -8);
+	/* CFA loaded from rbp - 8 (DRAP) */
+	r = &c->row[3].r;
+	KT_EXPECT_EQ(r->cfa_kind, KUW_CFA_DEREF);
+	KT_EXPECT_EQ(r->cfa_reg, KUW_X86_RBP);
+	KT_EXPECT_EQ(r->cfa_off, -8);
+	/* FP saved at CFA - 16 (CFA-based, loaded) */
+	expect_reg(&c->row[4].r, KUW_X86_RBP, KUW_R_OFFSET, 0, -16);
+	/* FP held in rbx */
+	expect_reg(&c->row[5].r, KUW_X86_RBP, KUW_R_REG, KUW_X86_RBX, 0);
+	/* 2-byte words: CFA rsp+300, RA = rbx + 8, FP padding */
+	r = &c->row[6].r;
+	KT_EXPECT_EQ(r->cfa_off, 300);
+	KT_EXPECT_EQ(r->nregs, 1);
+	expect_reg(r, KUW_X86_RA, KUW_R_VAL_REG, KUW_X86_RBX, 8);
+	/* 4-byte words: RA at rbx - 8, FP at r15 + 0x12345 */
+	r = &c->row[7].r;
+	expect_reg(r, KUW_X86_RA, KUW_R_AT_REG, KUW_X86_RBX, -8);
+	expect_reg(r, KUW_X86_RBP, KUW_R_AT_REG, 15, 0x12345);
+	/* no data word: outermost */
+	r = &c->row[8].r;
+	KT_EXPECT_EQ(r->nregs, 1);
+	expect_reg(r, KUW_X86_RA, KUW_R_UNDEF, 0, 0);
+	/* the signal frame's rows say so */
+	KT_EXPECT_EQ(c->row[9].r.flags, KUW_RF_SIGNAL);
+	KT_EXPECT_EQ(c->row[9].pc, 0x1040);
+	/* PCMASK: offsets in the 16-byte block */
+	KT_EXPECT_EQ(c->row[11].pc, 6);
+	KT_EXPECT_EQ(c->row[11].r.cfa_off, 16);
+	col_free(c);
+}
+
+/* The rows text of the flexible rules (kuw_format_row). */
+KT_TEST(sframe_v3_row_text)
+{
+	struct col *c = col_new();
+	char buf[128];
+	struct bb b;
+	u32 fde0;
+
+	mk_v3(&b, &fde0);
+	KT_ASSERT_EQ(walk(&x86_obj, b.b, b.n, V3_SEC, c, NULL, NULL), 0);
+	kuw_format_row(buf, sizeof(buf), KUW_ARCH_X86_64, 1, &c->row[3].r);
+	KT_EXPECT_STR(buf, "0x1 cfa=(rbp-8) rbp=(rbp+0) ra=c-8");
+	kuw_format_row(buf, sizeof(buf), KUW_ARCH_X86_64, 1, &c->row[6].r);
+	KT_EXPECT_STR(buf, "0x1 cfa=rsp+300 ra=rbx+8");
+	kuw_format_row(buf, sizeof(buf), KUW_ARCH_X86_64, 1, &c->row[7].r);
+	KT_EXPECT_STR(buf, "0x1 cfa=rsp+16 rbp=(r15+74565) ra=(rbx-8)");
+	col_free(c);
+}
+
+/* The rules unwind: registers and memory in, the caller's registers out. */
+KT_TEST(sframe_v3_step)
+{
+	void *mem = NULL;
+	struct col *c = col_new();
+	struct kuw_regs regs;
+	struct bb b;
+	u32 fde0;
+
+	mk_v3(&b, &fde0);
+	KT_ASSERT_EQ(walk(&x86_obj, b.b, b.n, V3_SEC, c, NULL, NULL), 0);
+
+	/* cfa=(rbp-8) rbp=(rbp+0) ra=c-8 */
+	memset(&regs, 0, sizeof(regs));
+	regs.r[KUW_X86_RBP] = 0x7000;
+	regs.r[KUW_X86_RSP] = 0x6000;
+	regs.valid = 1ULL << KUW_X86_RBP | 1ULL << KUW_X86_RSP;
+	kt_mem_clear();
+	kt_mem_put64(0x7000 - 8, 0x9000);	/* DRAP slot: the CFA */
+	kt_mem_put64(0x7000, 0x7777);		/* caller's rbp */
+	kt_mem_put64(0x9000 - 8, 0x1234);	/* return address */
+	kt_mem_put64(0x5000 - 8, 0x4321);	/* RA at rbx - 8 */
+	KT_ASSERT_EQ(kuw_step(KUW_ARCH_X86_64, b.b, b.n, &c->row[3].r, &regs,
+			      mem), 0);
+	KT_EXPECT_EQ(regs.r[KUW_X86_RSP], 0x9000);
+	KT_EXPECT_EQ(regs.r[KUW_X86_RA], 0x1234);
+	KT_EXPECT_EQ(kuw_regs_get(&regs, KUW_X86_RBP, mem, &regs.r[0]), 0);
+	KT_EXPECT_EQ(regs.r[0], 0x7777);
+
+	/* cfa=rsp+300 ra=rbx+8: a value, no memory */
+	memset(&regs, 0, sizeof(regs));
+	regs.r[KUW_X86_RSP] = 0x6000;
+	regs.r[KUW_X86_RBX] = 0x5000;
+	regs.valid = 1ULL << KUW_X86_RSP | 1ULL << KUW_X86_RBX;
+	KT_ASSERT_EQ(kuw_step(KUW_ARCH_X86_64, b.b, b.n, &c->row[6].r, &regs,
+			      mem), 0);
+	KT_EXPECT_EQ(regs.r[KUW_X86_RA], 0x5008);
+	KT_EXPECT_EQ(regs.r[KUW_X86_RSP], 0x6000 + 300);
+
+	/* rbp=(r15+74565) ra=(rbx-8); without r15, no rule for rbp */
+	memset(&regs, 0, sizeof(regs));
+	regs.r[KUW_X86_RSP] = 0x6000;
+	regs.r[KUW_X86_RBX] = 0x5000;
+	regs.valid = 1ULL << KUW_X86_RSP | 1ULL << KUW_X86_RBX;
+	KT_EXPECT_EQ(kuw_step(KUW_ARCH_X86_64, b.b, b.n, &c->row[7].r, &regs,
+			      mem), -KUW_E_BADREG);
+	regs.r[15] = 0x100;
+	regs.valid |= 1ULL << 15;
+	KT_ASSERT_EQ(kuw_step(KUW_ARCH_X86_64, b.b, b.n, &c->row[7].r, &regs,
+			      mem), 0);
+	KT_EXPECT_EQ(regs.r[KUW_X86_RA], 0x4321);
+	/* rbp's slot, read when asked for */
+	KT_EXPECT_EQ(kuw_regs_get(&regs, KUW_X86_RBP, mem, &regs.r[0]),
+		     -KUW_E_FAULT);
+	kt_mem_clear();
+	col_free(c);
+}
+
+/* Malformed v3: each variant of the good section and the error it gives. */
+KT_TEST(sframe_malformed_v3)
+{
+	struct bb g, b;
+	u32 fres, fde0, a0, f0;
+
+	fres = mk_v3(&g, &fde0);
+	a0 = fres;			/* FDE0's attribute record */
+	f0 = a0 + KUW_SFDA3_SIZE;	/* its first FRE */
+#define BAD8(at, v, err, off, what) do {				\
+		b = g;							\
+		b.b[at] = (v);						\
+		expect_bad(&x86_obj, &b, V3_SEC, err, off, what);	\
+	} while (0)
+	BAD8(3, KUW_SFRAME_F_FRAME_POINTER, KUW_E_BADHDR, 3,
+	     "v3 has no FRAME_POINTER flag");
+	BAD8(2, 5, KUW_E_BADVER, 2, "version 5");
+	BAD8(a0 + KUW_SFDA3_INFO, 0x40, KUW_E_BADTYPE, a0 + KUW_SFDA3_INFO,
+	     "unused info bit");
+	BAD8(a0 + KUW_SFDA3_INFO, 0x20, KUW_E_BADTYPE, a0 + KUW_SFDA3_INFO,
+	     "PAuth key on AMD64");
+	BAD8(a0 + KUW_SFDA3_INFO, 3, KUW_E_BADTYPE, a0 + KUW_SFDA3_INFO,
+	     "FRE type 3");
+	BAD8(a0 + KUW_SFDA3_INFO2, 2, KUW_E_BADTYPE, a0 + KUW_SFDA3_INFO2,
+	     "FDE type 2");
+	BAD8(a0 + KUW_SFDA3_INFO2, 0x21, KUW_E_BADTYPE, a0 + KUW_SFDA3_INFO2,
+	     "unused info2 bit");
+	BAD8(a0 + KUW_SFDA3_INFO, KUW_SFDE_MKINFO(1, 0), KUW_E_BADTYPE,
+	     a0 + KUW_SFDA3_REP_SIZE, "PCMASK with rep size 0");
+	BAD8(a0, 8, KUW_E_BADLEN, KUW_SFH_NUM_FRES, "FRE counts disagree");
+	/* the FRE offset leaves no room for the attribute record */
+	b = g;
+	set32(&b, fde0 + KUW_SFDE3_FRE_OFF, b.n - fres - 4);
+	expect_bad(&x86_obj, &b, V3_SEC, KUW_E_BADLEN,
+		   fde0 + KUW_SFDE3_FRE_OFF, "attribute record past the end");
+	/* flexible FREs: the first is "00 04 <ctl> <off>" */
+	BAD8(f0 + 2, CTL(7, 1, 0), KUW_E_BADTYPE, f0 + 1,
+	     "CFA not register-based");
+	BAD8(f0 + 2, CTL(7, 0, 1) | 4, KUW_E_BADTYPE, f0 + 1,
+	     "reserved control bit");
+	BAD8(f0 + 2, CTL(17, 0, 1), KUW_E_BADTYPE, f0 + 1,
+	     "CFA register out of range");
+	BAD8(f0 + 1, KUW_SFRE_MKINFO(0, 1, 0, 0), KUW_E_BADTYPE, f0 + 1,
+	     "one data word");
+	BAD8(f0 + 1, KUW_SFRE_MKINFO(0, 7, 0, 0), KUW_E_BADTYPE, f0 + 1,
+	     "seven data words");
+	/* "00 04 39 08": with 3 words, an RA control word and no offset */
+	b = g;
+	b.b[f0 + 1] = KUW_SFRE_MKINFO(0, 3, 0, 0);
+	b.b[f0 + 4] = CTL(3, 0, 1);
+	expect_bad(&x86_obj, &b, V3_SEC, KUW_E_BADTYPE, f0 + 1,
+		   "RA control word without its offset");
+	/* an RA rule CFA-based but not loaded, or with a register number */
+	b = g;
+	b.b[f0 + 1] = KUW_SFRE_MKINFO(0, 3, 0, 0);
+	b.b[f0 + 4] = CTL(3, 1, 0);
+	expect_bad(&x86_obj, &b, V3_SEC, KUW_E_BADTYPE, f0 + 1,
+		   "CFA-based rule with a register number");
+#undef BAD8
+}
+
+/*
+ * AArch64 v3: a default FDE with the B key and a signed RA (x29/x30 saved,
+ * 2-byte offsets), and a flexible one (RA kept in x30: a register rule).
+ */
+KT_TEST(sframe_hand_aarch64_v3)
+{
+	u32 f0 = KUW_SFH_SIZE, f1 = f0 + 16, fres, fre2;
+	s32 d1[] = { 0 }, d3[] = { 32, -8, -16 };
+	s32 w[] = { CTL(31, 0, 1), 16, CTL(30, 0, 1), 0, CTL(0, 1, 0), -16 };
+	struct col *c = col_new();
+	const struct kuw_rule *r;
+	struct bb b, g;
+
+	hdr(&b, 3, KUW_SFRAME_F_FDE_FUNC_START_PCREL,
+	    KUW_SFRAME_ABI_AARCH64_LE, 0, 0, 0, 2, 3);
+	fde3(&b, A64_SEC, A64_F0, 0x40);
+	fde3(&b, A64_SEC, A64_F1, 0x20);
+	fres = fre_begin(&b);
+	attr3(&b, fres, f0, 2,
+	      0x20 | KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1), 0, 0);
+	fre(&b, 1, 0, SP, 1, 1, 0, d1);
+	fre(&b, 1, 4, SP, 3, 2, 1, d3);
+	attr3(&b, fres, f1, 1, KUW_SFDE_MKINFO(0, KUW_SFRAME_FRE_TYPE_ADDR1),
+	      KUW_SFRAME_FDE3_TYPE_FLEX, 0);
+	fre2 = b.n;
+	fre(&b, 1, 0, SP, 6, 1, 0, w);
+	fin(&b, fres);
+	g = b;
+
+	KT_ASSERT_EQ(walk(&a64_obj, b.b, b.n, A64_SEC, c, NULL, NULL), 0);
+	KT_ASSERT_EQ(c->nrow, 3);
+	KT_EXPECT_EQ(c->fde[0].f.start, A64_F0);
+	KT_EXPECT_EQ(c->fde[1].f.start, A64_F1);
+	expect_rule(&c->row[0].r, KUW_A64_SP, 0, 0, 0, 0, 0, 0, KUW_A64_X29,
+		    KUW_A64_X30);
+	expect_rule(&c->row[1].r, KUW_A64_SP, 32, 1, -16, 1, -8,
+		    KUW_RF_MANGLED_RA, KUW_A64_X29, KUW_A64_X30);
+	r = &c->row[2].r;
+	KT_EXPECT_EQ(r->cfa_reg, KUW_A64_SP);
+	KT_EXPECT_EQ(r->cfa_off, 16);
+	expect_reg(r, KUW_A64_X30, KUW_R_REG, KUW_A64_X30, 0);
+	expect_reg(r, KUW_A64_X29, KUW_R_OFFSET, 0, -16);
+	col_free(c);
+
+	/* the reserved control bit, in the RA's word */
+	b = g;
+	b.b[fre2 + 4] = CTL(30, 0, 1) | 4;
+	expect_bad(&a64_obj, &b, A64_SEC, KUW_E_BADTYPE, fre2 + 1,
+		   "reserved bit in RA control word");
+	/* the B key bit stays AArch64's: on AMD64 it is refused */
+	b = g;
+	b.b[4] = KUW_SFRAME_ABI_AMD64_LE;
+	b.b[6] = (u8)-8;
+	expect_bad(&x86_obj, &b, A64_SEC, KUW_E_BADTYPE,
+		   fres + KUW_SFDA3_INFO, "PAuth key bit on AMD64");
+	/* an AMD64 object refuses an AArch64 section */
+	expect_bad(&x86_obj, &g, A64_SEC, KUW_E_BADHDR, KUW_SFH_ABI_ARCH,
+		   "AArch64 section, AMD64 object");
 }

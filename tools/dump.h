@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the commands of kunwind-dump share across its files: blob export
- * (kunwind-dump.c) for the loader (load.c).
+ * (kunwind-dump.c) for the loader (load.c); the sframe command (sfdump.c).
  */
 #ifndef KUNWIND_TOOLS_DUMP_H
 #define KUNWIND_TOOLS_DUMP_H
@@ -16,5 +16,6 @@
 int kuw_dump_export(const char *in, int src, u8 **out, u64 *outlen,
 		    struct kuw_blob *info, u32 *nfde);
 int kuw_cmd_load(int argc, char **argv);
+int kuw_cmd_sframe(int argc, char **argv);	/* sfdump.c */
 
 #endif /* KUNWIND_TOOLS_DUMP_H */

@@ -36,8 +36,8 @@ static void usage(FILE *f)
 "\n"
 "Commands:\n"
 "  rows FILE               every FDE of .eh_frame, .debug_frame and .sframe:\n"
-"                          'fde 0x<start>-0x<end> <src>[ pcmask=<n>]', then\n"
-"                          its rows in the row text format\n"
+"                          'fde 0x<start>-0x<end> <src>[ pcmask=<n>][ signal]',\n"
+"                          then its rows in the row text format\n"
 "  rules FILE ADDR...      the row in force at each ADDR (.eh_frame first,\n"
 "                          then .debug_frame, then .sframe), or '0x<addr> none';\n"
 "                          ADDR is NUM, SYMBOL[+NUM] or .SECTION[+NUM], NUM\n"
@@ -57,6 +57,8 @@ static void usage(FILE *f)
 "                          loaded module when none is named; -n: only say what\n"
 "                          would be loaded.  One line per object: loaded,\n"
 "                          skipped or failed; exit 1 when one failed\n"
+"  sframe FILE             the .sframe section (v1, v2, v3) as objdump --sframe\n"
+"                          prints it (binutils 2.44+), from the walker's rows\n"
 "  sections FILE           allocated sections at the addresses used here\n"
 "                          (ET_REL objects are laid out from 0x%llx)\n"
 "  --help                  this text\n"
@@ -375,6 +377,8 @@ static int rows_fde(void *ctx, const struct kuw_fde_info *f)
 		n = snprintf(buf, sizeof(buf), " pcmask=%u", f->pcmask);
 		out_put(buf, n);
 	}
+	if (f->signal)
+		out_put(" signal", 7);
 	out_put("\n", 1);
 	return 0;
 }
@@ -993,6 +997,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sframe"))
+		return kuw_cmd_sframe(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sections"))
 		return cmd_sections(argc - 1, argv + 1);
 	if (!strcmp(cmd, "load"))

@@ -40,6 +40,8 @@
 #define KUW_DW_CFA_val_offset_sf	0x15
 #define KUW_DW_CFA_val_expression	0x16
 #define KUW_DW_CFA_MIPS_advance_loc8	0x1d	/* not accepted */
+/* PAuth_LR (GCC 15 -mbranch-protection=pac-ret+pc): arm64 only */
+#define KUW_DW_CFA_AARCH64_negate_ra_state_with_pc 0x2c
 #define KUW_DW_CFA_GNU_window_save	0x2d	/* SPARC; not accepted */
 #define KUW_DW_CFA_AARCH64_negate_ra_state 0x2d	/* same code on arm64 */
 #define KUW_DW_CFA_GNU_args_size	0x2e

@@ -155,13 +155,20 @@ enum kuw_rule_kind {
 	KUW_R_REG,		/* value of register src */
 	KUW_R_EXPR,		/* exp: saved at address computed by expr */
 	KUW_R_VAL_EXPR,		/* vexp: value computed by expr */
+	KUW_R_AT_REG,		/* (src+N): saved at register src + N */
+	KUW_R_VAL_REG,		/* src+N: value is register src + N */
 };
+
+#define KUW_R__MAX		KUW_R_VAL_REG
 
 /* CFA kinds. */
 enum kuw_cfa_kind {
 	KUW_CFA_REG = 0,	/* value of reg + off */
 	KUW_CFA_EXPR,		/* DW_OP expression */
+	KUW_CFA_DEREF,		/* loaded from reg + off (SFrame v3 flexible) */
 };
+
+#define KUW_CFA__MAX		KUW_CFA_DEREF
 
 /* Rule flags. */
 #define KUW_RF_SIGNAL		0x1	/* CIE 'S': the frame is a signal frame */
@@ -176,7 +183,9 @@ enum kuw_cfa_kind {
 
 /*
  * One register rule.  For KUW_R_OFFSET/VAL_OFFSET @off is the byte offset
- * from the CFA; for KUW_R_REG @src is the source register; for EXPR/VAL_EXPR
+ * from the CFA; for KUW_R_REG @src is the source register, for
+ * KUW_R_AT_REG/VAL_REG the source register and @off the byte offset from
+ * its value (SFrame v3 flexible FDEs); for EXPR/VAL_EXPR
  * @off is the offset in the source section of the expression block (its
  * ULEB128 length followed by the DW_OP bytes).
  */
@@ -281,7 +290,7 @@ int kuw_ehf_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 int kuw_ehhdr_check(const struct kuw_obj *o, const struct kuw_sec *hdr,
 		    const struct kuw_sec *ehf, u32 *nent, struct kuw_diag *d);
 
-/* Parse and validate .sframe v1 or v2; report rows like kuw_ehf_walk. */
+/* Parse and validate .sframe v1, v2 or v3; report rows like kuw_ehf_walk. */
 int kuw_sfr_walk(const struct kuw_obj *o, const struct kuw_sec *s,
 		 const struct kuw_sink *sink, struct kuw_stats *st,
 		 struct kuw_diag *d);

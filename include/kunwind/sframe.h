@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SFrame on-disk format, versions 1 and 2 (errata 1): offsets and sizes of
- * the header, FDE and FRE fields and the meaning of their bits.  All
+ * SFrame on-disk format, versions 1, 2 (errata 1) and 3: offsets and sizes
+ * of the header, FDE and FRE fields and the meaning of their bits.  All
  * structures are packed and stored in the target's byte order; kunwind
  * reads them byte by byte (little endian only), so this header describes
  * layout with offsets rather than with C structs.
  *
  *   header (28 bytes, then sfh_auxhdr_len bytes of auxiliary header)
- *   FDE array at hdr_end + sfh_fdeoff: v1 17 bytes, v2 20 bytes an entry
+ *   FDE array at hdr_end + sfh_fdeoff: v1 17 bytes, v2 20 bytes an entry;
+ *     v3 16 bytes (an index entry: start, size, FRE offset)
  *   FRE sub-section at hdr_end + sfh_freoff, sfh_fre_len bytes:
- *     start address (1/2/4 bytes), info byte, count x (1/2/4)-byte offsets
+ *     v3 only: at each FDE's FRE offset, a 5-byte attribute record (FRE
+ *     count, info, info2, rep size) before its FREs;
+ *     FRE: start address (1/2/4 bytes), info byte, count x (1/2/4)-byte
+ *     data words (offsets; in a v3 flexible FDE, control word and offset
+ *     pairs)
  */
 #ifndef KUNWIND_SFRAME_H
 #define KUNWIND_SFRAME_H
@@ -17,6 +22,7 @@
 #define KUW_SFRAME_MAGIC		0xdee2
 #define KUW_SFRAME_VERSION_1		1
 #define KUW_SFRAME_VERSION_2		2
+#define KUW_SFRAME_VERSION_3		3	/* binutils 2.46+ */
 
 /* Preamble flags (sfp_flags). */
 #define KUW_SFRAME_F_FDE_SORTED		0x1
@@ -24,6 +30,7 @@
 #define KUW_SFRAME_F_FDE_FUNC_START_PCREL 0x4	/* v2 errata 1 */
 #define KUW_SFRAME_V1_FLAGS		0x3	/* bits defined in v1 */
 #define KUW_SFRAME_V2_FLAGS		0x7	/* bits defined in v2 */
+#define KUW_SFRAME_V3_FLAGS		0x5	/* v3: no FRAME_POINTER */
 
 /* ABI/arch identifiers (sfh_abi_arch). */
 #define KUW_SFRAME_ABI_AARCH64_BE	1
@@ -60,15 +67,39 @@
 #define KUW_SFDE_V1_SIZE		17
 #define KUW_SFDE_V2_SIZE		20
 
+/*
+ * v3 FDE index entry (16 bytes): a signed 64-bit start, then the size and
+ * FRE offset at the v1/v2 places.  Its attribute record (5 bytes) opens the
+ * function's FREs in the FRE sub-section.
+ */
+#define KUW_SFDE3_START			0	/* s64 function start */
+#define KUW_SFDE3_SIZE			8	/* u32 function size */
+#define KUW_SFDE3_FRE_OFF		12	/* u32, from the FRE sub-section */
+#define KUW_SFDE_V3_SIZE		16
+#define KUW_SFDA3_NUM_FRES		0	/* u16 */
+#define KUW_SFDA3_INFO			2	/* u8 info word, as v2's */
+#define KUW_SFDA3_INFO2			3	/* u8: bits 0-4 FDE type */
+#define KUW_SFDA3_REP_SIZE		4	/* u8 */
+#define KUW_SFDA3_SIZE			5
+
 /* FDE info word: bits 0-3 FRE type, 4 FDE type, 5 AArch64 PAuth key. */
 #define KUW_SFDE_INFO_FRE_TYPE(i)	((i) & 0xf)
 #define KUW_SFDE_INFO_FDE_TYPE(i)	(((i) >> 4) & 0x1)
 #define KUW_SFDE_INFO_PAUTH_KEY(i)	(((i) >> 5) & 0x1)
 #define KUW_SFDE_INFO_UNUSED		0xc0
+/* v3: bit 4 is the pc type (as v1/v2's FDE type), bit 7 a signal frame. */
+#define KUW_SFDE_INFO_SIGNAL(i)		(((i) >> 7) & 0x1)
+#define KUW_SFDE3_INFO_UNUSED		0x40
+#define KUW_SFDE3_INFO2_FDE_TYPE(i)	((i) & 0x1f)
+#define KUW_SFDE3_INFO2_UNUSED		0xe0
 #define KUW_SFDE_MKINFO(fde_type, fre_type) (((fde_type) << 4) | (fre_type))
 
 #define KUW_SFRAME_FDE_TYPE_PCINC	0
 #define KUW_SFRAME_FDE_TYPE_PCMASK	1
+
+/* v3 FDE types (info2): default (as v1/v2) and flexible. */
+#define KUW_SFRAME_FDE3_TYPE_DEFAULT	0
+#define KUW_SFRAME_FDE3_TYPE_FLEX	1
 
 #define KUW_SFRAME_FRE_TYPE_ADDR1	0
 #define KUW_SFRAME_FRE_TYPE_ADDR2	1
@@ -106,5 +137,21 @@
  */
 #define KUW_SFRAME_AMD64_MAX_OFFSETS	2
 #define KUW_SFRAME_AARCH64_MAX_OFFSETS	3
+
+/*
+ * v3 flexible FDE: each FRE carries, in order, CFA, RA and FP rules, each a
+ * control word and an offset; RA and FP may be absent (fewer words) or a
+ * single control word of 0 (padding: the header's fixed offset, or not
+ * saved).  Control word: bit 0 "based on register <bits 3..>" (else on the
+ * CFA), bit 1 "dereference" (the value is loaded from base + offset, else
+ * it is base + offset), bit 2 reserved (0).
+ */
+#define KUW_SFLEX_REG_P(c)		((c) & 0x1)
+#define KUW_SFLEX_DEREF(c)		(((c) >> 1) & 0x1)
+#define KUW_SFLEX_RESERVED(c)		((c) & 0x4)
+#define KUW_SFLEX_REGNUM(c)		((c) >> 3)
+#define KUW_SFLEX_MKCTRL(reg, deref, reg_p)				\
+	(((reg) << 3) | ((deref) << 1) | (reg_p))
+#define KUW_SFRAME_FLEX_MAX_WORDS	6
 
 #endif /* KUNWIND_SFRAME_H */

@@ -22,6 +22,10 @@
  *  - DW_CFA_GNU_args_size: operand read and ignored (no effect on unwinding).
  *  - 0x2d: AArch64 negate_ra_state toggles KUW_RF_MANGLED_RA (part of the
  *    remembered state); on x86_64 (GNU_window_save, SPARC only) an error.
+ *    0x2c: AArch64 negate_ra_state_with_pc (PAuth_LR: the signing also
+ *    used the PC of the signing instruction) toggles it the same way:
+ *    kunwind strips the signature, it never authenticates, so the
+ *    modifier is not needed.  An error elsewhere.
  *  - advance_loc/set_loc in a CIE, a location going backwards or past the
  *    FDE end, an unknown opcode, an offset that does not fit s32: errors.
  *  - Registers: the arch's tracked columns (17 on x86_64: rax..r15, ra;
@@ -537,7 +541,10 @@ static int cfi_state_op(struct kuw_cfi *x, u8 op)
 		x->cur = x->stack[--x->depth];
 		return 0;
 	}
-	/* KUW_DW_CFA_AARCH64_negate_ra_state (GNU_window_save elsewhere) */
+	/*
+	 * KUW_DW_CFA_AARCH64_negate_ra_state (GNU_window_save elsewhere),
+	 * KUW_DW_CFA_AARCH64_negate_ra_state_with_pc
+	 */
 	if (x->arch != KUW_ARCH_ARM64)
 		return -KUW_E_BADOP;
 	x->cur.mangled_ra ^= 1;
@@ -604,6 +611,7 @@ int kuw_cfi_step(struct kuw_cfi *x, struct cfi_run *r)
 	case KUW_DW_CFA_remember_state:
 	case KUW_DW_CFA_restore_state:
 	case KUW_DW_CFA_AARCH64_negate_ra_state:
+	case KUW_DW_CFA_AARCH64_negate_ra_state_with_pc:
 		return cfi_state_op(x, op);
 	case KUW_DW_CFA_def_cfa:
 	case KUW_DW_CFA_def_cfa_sf:

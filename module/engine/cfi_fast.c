@@ -194,6 +194,7 @@ static const u8 cfi_seg_op[256] = {
 	[KUW_DW_CFA_val_offset] = 3,
 	[KUW_DW_CFA_val_offset_sf] = 3,
 	[KUW_DW_CFA_AARCH64_negate_ra_state] = 1,
+	[KUW_DW_CFA_AARCH64_negate_ra_state_with_pc] = 1,
 	[KUW_DW_CFA_GNU_negative_offset_extended] = 3,
 	[KUW_DW_CFA_offset ... KUW_DW_CFA_offset + 0x3f] = 2,
 	[KUW_DW_CFA_restore ... KUW_DW_CFA_restore + 0x3f] = 1,

@@ -2,7 +2,10 @@
 /*
  * The row text format shared by kunwind-dump and debugfs (SPEC-NOTES):
  * "0x<pc> cfa=<reg>+<n> <reg>=<rule> ... ra=<rule>", the notation of
- * readelf --debug-dump=frames-interp.
+ * readelf --debug-dump=frames-interp, then " ra_signed=1" when AArch64's
+ * return address is signed.  SFrame v3 flexible FDEs add "(<reg>+<n>)"
+ * (loaded from register + n: a CFA, or where a register is saved) and
+ * "<reg>+<n>" (a register's value is register + n).
  */
 #include "engine.h"
 #include "arch.h"
@@ -84,6 +87,10 @@ int kuw_format_row(char *buf, u32 len, u8 arch, u64 pc,
 	kuw_put(&b, "0x%llx cfa=", pc);
 	if (r->cfa_kind == KUW_CFA_EXPR) {
 		kuw_put(&b, "exp");
+	} else if (r->cfa_kind == KUW_CFA_DEREF) {
+		kuw_put(&b, "(%s", kuw_reg_name(arch, r->cfa_reg));
+		kuw_put_off(&b, r->cfa_off);
+		kuw_put(&b, ")");
 	} else {
 		kuw_put(&b, "%s", kuw_reg_name(arch, r->cfa_reg));
 		kuw_put_off(&b, r->cfa_off);
@@ -116,11 +123,23 @@ int kuw_format_row(char *buf, u32 len, u8 arch, u64 pc,
 		case KUW_R_VAL_EXPR:
 			kuw_put(&b, "vexp");
 			break;
+		case KUW_R_AT_REG:
+			kuw_put(&b, "(%s", kuw_reg_name(arch, rr->src));
+			kuw_put_off(&b, rr->off);
+			kuw_put(&b, ")");
+			break;
+		case KUW_R_VAL_REG:
+			kuw_put(&b, "%s", kuw_reg_name(arch, rr->src));
+			kuw_put_off(&b, rr->off);
+			break;
 		default:
 			kuw_put(&b, "?");
 			break;
 		}
 	}
+	/* AArch64: the return address carries a PAC signature */
+	if (r->flags & KUW_RF_MANGLED_RA)
+		kuw_put(&b, " ra_signed=1");
 	return b.pos;
 }
 EXPORT_SYMBOL_GPL(kuw_format_row);

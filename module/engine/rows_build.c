@@ -193,19 +193,20 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 	/* only the bytes kuw_rule_size() covers are used: no full memset */
 	c->nregs = 0;
 	c->cfa_kind = r->cfa_kind;
-	c->cfa_reg = r->cfa_kind == KUW_CFA_REG ? r->cfa_reg : 0;
+	c->cfa_reg = r->cfa_kind != KUW_CFA_EXPR ? r->cfa_reg : 0;
 	c->flags = r->flags;
 	c->cfa_off = r->cfa_off;
-	if (r->cfa_kind > KUW_CFA_EXPR ||
-	    (r->cfa_kind == KUW_CFA_REG && r->cfa_reg >= nregs))
+	if (r->cfa_kind > KUW_CFA__MAX ||
+	    (r->cfa_kind != KUW_CFA_EXPR && r->cfa_reg >= nregs))
 		return -KUW_E_BADREG;
 	if (r->nregs > KUW_MAX_REGS)
 		return -KUW_E_BADREG;
 	for (i = 0; i < r->nregs; i++) {
 		const struct kuw_reg_rule *s = &r->regs[i];
 
-		if (s->reg >= nregs || s->kind > KUW_R_VAL_EXPR ||
-		    (s->kind == KUW_R_REG && s->src >= nregs))
+		if (s->reg >= nregs || s->kind > KUW_R__MAX ||
+		    ((s->kind == KUW_R_REG || s->kind == KUW_R_AT_REG ||
+		      s->kind == KUW_R_VAL_REG) && s->src >= nregs))
 			return -KUW_E_BADREG;
 		/* sorted, no duplicates */
 		if (c->nregs && c->regs[c->nregs - 1].reg >= s->reg)
@@ -213,7 +214,9 @@ static int rows_canon(struct rows_build *b, const struct kuw_rule *r,
 		c->regs[c->nregs].reg = s->reg;
 		c->regs[c->nregs].kind = s->kind;
 		c->regs[c->nregs].pad = 0;
-		c->regs[c->nregs].src = s->kind == KUW_R_REG ? s->src : 0;
+		c->regs[c->nregs].src = s->kind == KUW_R_REG ||
+					s->kind == KUW_R_AT_REG ||
+					s->kind == KUW_R_VAL_REG ? s->src : 0;
 		c->regs[c->nregs].off = s->kind == KUW_R_REG ||
 					s->kind == KUW_R_UNDEF ||
 					s->kind == KUW_R_SAME ? 0 : s->off;

@@ -192,23 +192,29 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 }
 EXPORT_SYMBOL_GPL(kuw_step);
 
-/* The CFA of @rule: a register plus an offset, or an expression. */
+/*
+ * The CFA of @rule: a register plus an offset, the word stored there
+ * (SFrame v3 flexible FDEs), or an expression.
+ */
 static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,
 		    u64 sec_size, const struct kuw_rule *rule,
 		    struct kuw_regs *regs, void *mem_ctx, u64 *cfa)
 {
 	int ret;
 
-	if (rule->cfa_kind != KUW_CFA_REG) {
+	if (rule->cfa_kind == KUW_CFA_EXPR) {
 		step_resolve_all(regs, mem_ctx);
 		return step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
 				 mem_ctx, cfa);
 	}
-	if (rule->cfa_reg >= ai->nregs)
+	if (rule->cfa_kind > KUW_CFA__MAX || rule->cfa_reg >= ai->nregs)
 		return -KUW_E_BADREG;
 	ret = kuw_regs_get(regs, rule->cfa_reg, mem_ctx, cfa);
-	if (!ret)
-		*cfa += (s64)rule->cfa_off;
+	if (ret)
+		return ret;
+	*cfa += (s64)rule->cfa_off;
+	if (rule->cfa_kind == KUW_CFA_DEREF)
+		ret = kuw_read_mem(mem_ctx, *cfa, cfa, sizeof(*cfa));
 	return ret;
 }
 
@@ -227,6 +233,7 @@ static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
 					void *mem_ctx, u64 *v, u64 *lazy)
 {
 	u64 bit = 1ULL << rr->reg;
+	int ret;
 
 	*v = 0;
 	switch (rr->kind) {
@@ -247,6 +254,15 @@ static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
 		if (regs->lazy & (1ULL << rr->src))
 			*lazy |= bit;
 		return 0;
+	case KUW_R_AT_REG:
+		*lazy |= bit;
+		fallthrough;
+	case KUW_R_VAL_REG:
+		if (rr->src >= ai->nregs)
+			return -KUW_E_BADREG;
+		ret = kuw_regs_get(regs, rr->src, mem_ctx, v);
+		*v += (s64)rr->off;
+		return ret;
 	case KUW_R_EXPR:
 		*lazy |= bit;
 		fallthrough;

@@ -6,6 +6,12 @@
       readelf --debug-dump=frames-interp vs our .eh_frame/.debug_frame rows
   compare.py sframe OBJDUMP_OUT OURS_OUT [--rel]
       objdump --sframe vs our .sframe rows
+  compare.py pac READELF_RAW OURS_OUT [--rel]
+      AArch64: our RA-signing state (ra_signed) at every row vs the one
+      the DW_CFA_AARCH64_negate_ra_state(_with_pc) and remember/restore
+      ops of readelf --debug-dump=frames (raw) give
+  compare.py sfoverlap OBJDUMP_OUT
+      how many SFrame FDEs overlap the next one, as objdump shows them
   compare.py ehsf OURS_OUT
       our .eh_frame rows vs our .sframe rows of the same object (CFA, FP, RA)
   compare.py addrs READELF_OUT N
@@ -68,22 +74,35 @@ def regnum(name):
 
 
 def norm_val(v):
-    """Rule text → canonical: c+N/v+N kept, register names → 'r<N>'."""
+    """Rule text → canonical: c+N/v+N kept, register names → 'r<N>',
+    "(reg+N)" (saved at reg + N) → '*r<N>+N', "reg+N" (value reg + N) →
+    'r<N>+N', or 'r<N>' when N is 0 (a register rule)."""
     if v in ("u", "s", "exp", "vexp"):
         return v
     m = re.fullmatch(r"([cv])([+-]\d+)", v)
     if m:
         return "%s%+d" % (m.group(1), int(m.group(2)))
+    m = re.fullmatch(r"\((.+?)([+-]\d+)\)", v)
+    if m:
+        return "*r%d%+d" % (regnum(m.group(1)), int(m.group(2)))
+    m = re.fullmatch(r"(.+?)([+-]\d+)", v)
+    if m:
+        if int(m.group(2)) == 0:
+            return "r%d" % regnum(m.group(1))
+        return "r%d%+d" % (regnum(m.group(1)), int(m.group(2)))
     return "r%d" % regnum(v)
 
 
 def norm_cfa(v):
+    """CFA text → 'r<N>+N', '*r<N>+N' (loaded from there) or 'exp'."""
     if v == "exp":
         return "exp"
-    m = re.fullmatch(r"(.+?)([+-]\d+)", v)
+    deref = v.startswith("(") and v.endswith(")")
+    m = re.fullmatch(r"(.+?)([+-]\d+)", v[1:-1] if deref else v)
     if not m:
         raise ValueError("bad CFA %r" % v)
-    return "r%d%+d" % (regnum(m.group(1)), int(m.group(2)))
+    return "%sr%d%+d" % ("*" if deref else "", regnum(m.group(1)),
+                         int(m.group(2)))
 
 
 # ---------------------------------------------------------------- ours
@@ -93,7 +112,9 @@ def parse_rules(tokens):
     rules = {}
     for kv in tokens:
         k, v = kv.split("=", 1)
-        if k == "cfa":
+        if k == "ra_signed":
+            rules["pac"] = v
+        elif k == "cfa":
             rules["cfa"] = norm_cfa(v)
         else:
             rules[regnum(k)] = norm_val(v)
@@ -113,10 +134,12 @@ def parse_ours(path):
             if t[0] == "fde":
                 a, b = t[1].split("-")
                 cur = {"start": int(a, 16), "end": int(b, 16), "src": t[2],
-                       "pcmask": 0, "rows": [], "line": ln}
+                       "pcmask": 0, "signal": False, "rows": [], "line": ln}
                 for x in t[3:]:
                     if x.startswith("pcmask="):
                         cur["pcmask"] = int(x[7:], 0)
+                    elif x == "signal":
+                        cur["signal"] = True
                 out.setdefault(t[2], []).append(cur)
                 continue
             if cur is None:
@@ -216,10 +239,46 @@ def parse_readelf(path):
 
 # ---------------------------------------------------------------- objdump
 
+def sf_reg(name):
+    """A register of objdump's SFrame notation: sp, fp, ra or r<N>."""
+    if name == "sp":
+        return SP
+    if name == "fp":
+        return FP
+    if name == "ra":
+        return RA
+    m = re.fullmatch(r"r(\d+)", name)
+    if not m:
+        raise ValueError("unknown SFrame register %r" % name)
+    return int(m.group(1))
+
+
+def sf_loc(v, what):
+    """objdump's "reg+N", "(reg+N)" (loaded from there), "c+N" (default
+    FDE: saved at CFA + N) → our canonical text."""
+    m = re.fullmatch(r"(\()?(\w+?)([+-]\d+)(\))?", v)
+    if not m or bool(m.group(1)) != bool(m.group(4)):
+        raise ValueError("bad SFrame %s %r" % (what, v))
+    off = int(m.group(3))
+    if m.group(2) == "c":
+        # objdump prints the CFA-based rule as c+N, loaded or not; gas
+        # emits only "saved at" (DW_CFA_val_offset has no SFrame form)
+        return "c%+d" % off
+    reg = sf_reg(m.group(2))
+    if what == "CFA":
+        return "%sr%d%+d" % ("*" if m.group(1) else "", reg, off)
+    if m.group(1):
+        return "*r%d%+d" % (reg, off)
+    return "r%d" % reg if off == 0 else "r%d%+d" % (reg, off)
+
+
 def parse_objdump_sframe(path):
+    """objdump --sframe of binutils 2.40 (v1) to 2.46+ (v3): FDEs with
+    start, size, PCMASK, signal ("attr" S) and rows."""
     fdes = []
     cur = None
     fixed_ra = -8
+    fixed_fp = None
     with open(path) as f:
         for line in f:
             s = line.strip()
@@ -227,11 +286,16 @@ def parse_objdump_sframe(path):
             if m:
                 fixed_ra = int(m.group(1))
                 continue
+            m = re.match(r"CFA fixed FP offset:\s*(-?\d+)", s)
+            if m:
+                fixed_fp = int(m.group(1))
+                continue
             m = re.match(r"func idx \[(\d+)\]: pc = (0x[0-9a-f]+|-?\d+), "
-                         r"size = (\d+) bytes", s)
+                         r"size = (\d+) bytes(?:, attr = \"(\w*)\")?", s)
             if m:
                 cur = {"start": int(m.group(2), 0),
-                       "size": int(m.group(3)), "pcmask": False, "rows": []}
+                       "size": int(m.group(3)), "pcmask": False,
+                       "signal": "S" in (m.group(4) or ""), "rows": []}
                 fdes.append(cur)
                 continue
             if s.startswith("STARTPC"):
@@ -239,24 +303,31 @@ def parse_objdump_sframe(path):
                 continue
             m = re.match(r"^([0-9a-f]{16})\s+(.*)$", s)
             if m and cur is not None:
+                pc = int(m.group(1), 16)
+                if m.group(2).strip() == "RA undefined":
+                    # outermost frame; the CFA is not used (ours: SP+0)
+                    cur["rows"].append((pc, {"cfa": "r%d+0" % SP, RA: "u"}))
+                    continue
                 t = m.group(2).split()
                 if len(t) < 3:
                     raise ValueError("bad SFrame row %r" % line)
                 cfa, fp, ra = t[0], t[1], t[2]
-                rules = {}
-                cm = re.fullmatch(r"(sp|fp)([+-]\d+)", cfa)
-                if not cm:
-                    raise ValueError("bad SFrame CFA %r" % line)
-                rules["cfa"] = "r%d%+d" % (SP if cm.group(1) == "sp" else FP,
-                                           int(cm.group(2)))
+                rules = {"cfa": sf_loc(cfa, "CFA")}
                 if fp != "u":
-                    rules[FP] = norm_val(fp)
-                ra = ra.replace("[s]", "")
-                if ra != "u":
-                    rules[RA] = norm_val(ra)
-                elif RA == 16:  # AMD64: RA at the fixed offset
-                    rules[RA] = "c%+d" % fixed_ra
-                cur["rows"].append((int(m.group(1), 16), rules))
+                    rules[FP] = sf_loc(fp, "FP")
+                elif fixed_fp is not None:
+                    rules[FP] = "c%+d" % fixed_fp
+                if ra.endswith("[s]"):
+                    rules["pac"] = "1"
+                    ra = ra[:-3]
+                # f: the header's fixed offset; U: a flexible FDE's padding
+                # (the fixed offset too); u: not tracked (AMD64: fixed)
+                if ra in ("f", "U") or (ra == "u" and RA == 16):
+                    if RA == 16 or fixed_ra:
+                        rules[RA] = "c%+d" % fixed_ra
+                elif ra != "u":
+                    rules[RA] = sf_loc(ra, "RA")
+                cur["rows"].append((pc, rules))
     return fdes
 
 
@@ -296,8 +367,9 @@ def fmt_rules(r):
     if r is None:
         return "none"
     parts = []
-    for k in sorted(r, key=lambda x: -1 if x == "cfa" else x):
-        name = "cfa" if k == "cfa" else \
+    for k in sorted(r, key=lambda x: -1 if x == "cfa" else
+                    (999 if isinstance(x, str) else x)):
+        name = k if isinstance(k, str) else \
             (NAMES[k] if k < len(NAMES) else "r%d" % k)
         parts.append("%s=%s" % (name, r[k]))
     return " ".join(parts)
@@ -377,6 +449,11 @@ def rel_pick(ours, used, i, size):
 def cmd_readelf(rpath, opath, rel):
     theirs = parse_readelf(rpath)
     ours = parse_ours(opath)
+    # readelf does not show AArch64's RA signing state
+    for fdes in ours.values():
+        for f in fdes:
+            for _, r in f["rows"]:
+                r.pop("pac", None)
     res = Result("readelf")
     for sec in ("eh_frame", "debug_frame"):
         t = theirs.get(sec, [])
@@ -448,6 +525,9 @@ def cmd_sframe(dpath, opath, rel):
         if bool(of["pcmask"]) != tf["pcmask"]:
             res.miss("SFrame FDE #%d: PCMASK differs" % i)
             continue
+        if of["signal"] != tf["signal"]:
+            res.miss("SFrame FDE #%d: signal frame differs" % i)
+            continue
         res.fdes += 1
         if tf["pcmask"]:
             # rows are offsets in the repeated block on both sides
@@ -464,14 +544,137 @@ def cmd_sframe(dpath, opath, rel):
     return res.done()
 
 
+def parse_readelf_raw_pac(path):
+    """{'eh_frame'|'debug_frame': [fde]} from readelf -wf: per FDE its
+    start, end and [(loc, signed)] after each op that can change the
+    RA-signing state (CIE ops first)."""
+    secs = {}
+    cie_state = {}
+    cur = None
+    sec = None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"Contents of the (\.\S+) section", line)
+            if m:
+                sec = m.group(1)[1:]
+                secs.setdefault(sec, [])
+                cur = None
+                continue
+            m = ENTRY.match(line.rstrip())
+            if m:
+                if m.group(4) == "CIE":
+                    cur = {"cie": m.group(1), "state": 0, "stack": []}
+                    cie_state[m.group(1)] = cur
+                else:
+                    fm = FDE_RE.search(m.group(5))
+                    cie = cie_state.get(fm.group(1), {"state": 0})
+                    start = int(fm.group(2), 16)
+                    cur = {"start": start, "end": int(fm.group(3), 16),
+                           "state": cie["state"], "stack": [],
+                           "loc": start, "rows": []}
+                    cur["rows"].append((start, cur["state"]))
+                    secs[sec].append(cur)
+                continue
+            if cur is None:
+                continue
+            t = line.strip()
+            m = re.match(r"DW_CFA_(?:advance_loc\d?|set_loc): .*to ([0-9a-f]+)",
+                         t) or re.match(r"DW_CFA_set_loc: ([0-9a-f]+)", t)
+            if m and "loc" in cur:
+                cur["loc"] = int(m.group(1), 16)
+                continue
+            if t.startswith("DW_CFA_AARCH64_negate_ra_state"):
+                cur["state"] ^= 1
+            elif t == "DW_CFA_remember_state":
+                cur["stack"].append(cur["state"])
+                continue
+            elif t == "DW_CFA_restore_state":
+                cur["state"] = cur["stack"].pop()
+            else:
+                continue
+            if "rows" in cur:
+                cur["rows"].append((cur["loc"], cur["state"]))
+    return secs
+
+
+def cmd_pac(rpath, opath, rel):
+    theirs = parse_readelf_raw_pac(rpath)
+    ours = parse_ours(opath)
+    res = Result("pac")
+    for sec in ("eh_frame", "debug_frame"):
+        t = [f for f in theirs.get(sec, [])]
+        o = ours.get(sec, [])
+        used = set()
+        byaddr = {}
+        for f in o:
+            byaddr.setdefault((f["start"], f["end"]), []).append(f)
+        for i, tf in enumerate(t):
+            size = tf["end"] - tf["start"]
+            if rel:
+                of = rel_pick(o, used, i, size)
+            else:
+                cands = byaddr.get((tf["start"], tf["end"]))
+                of = cands.pop(0) if cands else None
+            if of is None:
+                res.miss("%s FDE #%d: not in our output" % (sec, i))
+                continue
+            res.fdes += 1
+            trows = [(pc - tf["start"], {"pac": st}) for pc, st in tf["rows"]]
+            orows = [(pc - of["start"], {"pac": 1 if r.get("pac") else 0})
+                     for pc, r in of["rows"]]
+            # several ops at one location: the last one holds
+            trows = list({pc: r for pc, r in trows}.items())
+            cmp_rows(res, "%s FDE #%d" % (sec, i), trows, orows, 0, size,
+                     False)
+    return res.done()
+
+
+def cmd_sfoverlap(dpath):
+    """How many FDEs of objdump --sframe overlap the next one (by start;
+    PCMASK FDEs left out): kunwind refuses such a table."""
+    fdes = sorted((f["start"], f["start"] + f["size"])
+                  for f in parse_objdump_sframe(dpath)
+                  if not f["pcmask"] and f["size"])
+    n = sum(1 for a, b in zip(fdes, fdes[1:]) if a[1] > b[0])
+    print("sfoverlap: %d FDEs, %d overlapping the next" % (len(fdes), n))
+    return 0
+
+
 def cmd_ehsf(opath):
     ours = parse_ours(opath)
     eh = [f for f in ours.get("eh_frame", []) if f["end"] > f["start"]]
     eh.sort(key=lambda f: f["start"])
     res = Result("eh_frame-vs-sframe")
     res.tolerated_why = ("FP restored in .eh_frame, still saved in .sframe "
-                         "(as 2.40 ignores .cfi_restore of FP)")
-    keys = {"cfa", FP, RA}
+                         "(as 2.40 ignores .cfi_restore of FP); a DWARF "
+                         "expression in .eh_frame where .sframe has a "
+                         "flexible rule (that one checked against objdump); "
+                         "RA undefined in .eh_frame, not in .sframe before "
+                         "binutils 2.45")
+    keys = {"cfa", FP, RA, "pac"}
+
+    def flexible(v):
+        return v is not None and re.fullmatch(r"\*?r\d+([+-]\d+)?", v)
+
+    def tolerate(pc, eh, sf, eh_rows):
+        if eh is None or sf is None:
+            return False
+        # outermost (RA undefined): the CFA is not used
+        if eh.get(RA) == "u" and sf.get(RA) == "u":
+            return {k: v for k, v in eh.items() if k != "cfa"} == \
+                {k: v for k, v in sf.items() if k != "cfa"}
+        # binutils before 2.45 has no outermost FRE: RA stays at its slot
+        if eh.get(RA) == "u" and sf.get(RA) is not None:
+            return {k: v for k, v in eh.items() if k != RA} == \
+                {k: v for k, v in sf.items() if k != RA}
+        # a DW_OP expression, which our rows show as "exp", against an
+        # SFrame v3 flexible rule (register-based, maybe loaded)
+        if any(eh.get(k) == "exp" and flexible(sf.get(k)) for k in eh):
+            a = {k: v for k, v in eh.items() if v != "exp"}
+            b = {k: v for k, v in sf.items()
+                 if not (eh.get(k) == "exp" and flexible(v))}
+            return a == b
+        return fp_after_restore(pc, eh, sf, eh_rows)
 
     def fp_after_restore(pc, eh, sf, eh_rows):
         """The producer difference seen in kernel epilogues: after
@@ -506,7 +709,7 @@ def cmd_ehsf(opath):
             res.fdes += 1
             cmp_rows(res, "FDE 0x%x-0x%x" % (sf["start"], sf["end"]),
                      ef["rows"], sf["rows"], lo, hi, True, keys,
-                     fp_after_restore, s_is_none=True)
+                     tolerate, s_is_none=True)
         if not hit:
             res.miss("SFrame FDE 0x%x-0x%x has no .eh_frame FDE"
                      % (sf["start"], sf["end"]))
@@ -656,6 +859,10 @@ def main(argv):
             return cmd_readelf(args[1], args[2], rel)
         if args[0] == "sframe" and len(args) == 3:
             return cmd_sframe(args[1], args[2], rel)
+        if args[0] == "sfoverlap" and len(args) == 2:
+            return cmd_sfoverlap(args[1])
+        if args[0] == "pac" and len(args) == 3:
+            return cmd_pac(args[1], args[2], rel)
         if args[0] == "ehsf" and len(args) == 2:
             return cmd_ehsf(args[1])
         if args[0] == "blob" and len(args) in (3, 4):

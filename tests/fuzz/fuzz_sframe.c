@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: .sframe v1/v2 (walker, compiled table, lookup, one
+ * libFuzzer target: .sframe v1/v2/v3 (walker, compiled table, lookup, one
  * step).
  *
  * Input: mode (1 byte: bit 0 KUW_OBJ_RELOCATED, bit 1 arm64), section

@@ -8,8 +8,10 @@ fuzz_sframe/: the .sframe sections that `as --gsframe` and ld make from
 tests/asm/sfr_*.s and from a small C program built with -Wa,--gsframe
 (linked: section-relative starts; the raw .o: relocated mode), from
 tests/asm/sfr_a64.s when aarch64-linux-gnu-as is installed, version 2
-rewrites of them (with and without SFRAME_F_FDE_FUNC_START_PCREL), and one
-AArch64 v2 section written from the specification.  Input layout: mode,
+rewrites of them (with and without SFRAME_F_FDE_FUNC_START_PCREL), one
+AArch64 v2 section written from the specification, and version 3 sections
+(flexible FDEs included) from what tests/difftest-tc.sh built with Debian
+sid's binutils 2.46+ (build/difftc/sid, or $KUW_SFR3_DIR) when present.  Input layout: mode,
 section address, text start, text end, bytes (see fuzz_sframe.c).
 
 fuzz_dwop/: every distinct DW_OP expression of the CFI of this machine's
@@ -144,6 +146,24 @@ def sframe_corpus(out, tmp):
         seeds["a64_elf_v1"] = sfr_seed(2, addr, tlo, thi, data)
         seeds["a64_elf_v2_pcrel"] = sfr_seed(2, addr, tlo, thi,
                                              v1_to_v2(data, 1))
+    # SFrame v3: objects and images binutils 2.46+ made (difftest-tc.sh)
+    v3 = os.environ.get("KUW_SFR3_DIR",
+                        os.path.join(ROOT, "build/difftc/sid"))
+    for n in ("x86-kern", "x86-flex", "x86-flex.o", "x86-kern-O2.o",
+              "a64-kern", "a64-kern-pac.o", "a64-frames", "a64-a64-pauth"):
+        path = os.path.join(v3, n)
+        if not os.path.exists(path):
+            continue
+        secs, tlo, thi = sections(path)
+        if ".sframe" not in secs or secs[".sframe"][1][2] != 3:
+            continue
+        addr, data = secs[".sframe"]
+        mode = (2 if n.startswith("a64") else 0) | \
+            (1 if n.endswith(".o") else 0)
+        if mode & 1:
+            addr, tlo, thi = 0x10000, 0, 0
+        seeds["v3_" + n.replace("-", "_").replace(".", "_")] = \
+            sfr_seed(mode, addr, tlo, thi, data)
     d = os.path.join(out, "fuzz_sframe")
     os.makedirs(d, exist_ok=True)
     for k, v in sorted(seeds.items()):

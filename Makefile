@@ -12,6 +12,8 @@
 #   make check-stock    smoke test on Debian's stock 6.1 kernel
 #                       (ARCH=arm64: its arm64 build, under QEMU)
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
+#   make check-headers  kunwind.ko against Debian's stock header packages
+#                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make tools          build/kunwind-dump
 #   make install-loader kunwind-dump + the udev rule that loads stock-kernel
@@ -40,7 +42,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 check-matrix lint install-loader
+	check-arm64 check-matrix check-headers lint install-loader
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -111,6 +113,9 @@ check-arm64:
 # ARCH=arm64: on the arm64 test kernel, against its frame-record unwinder
 bench:
 	@ARCH=$(ARCH) scripts/bench.sh
+
+check-headers:
+	@scripts/check-headers.sh
 
 lint:
 	@scripts/lint.sh

@@ -808,12 +808,17 @@ static void robust_check_snapshot(struct kunit *test, struct robust_snap *s)
 		const struct kuw_rule *r;
 		const struct kuw_reg_rule *rr;
 		bool cfa_expr = false, reg_expr = false;
+		unsigned long fn = (unsigned long)robust_cfi_exprs;
 		u64 row;
 
+		/*
+		 * (fn hidden from the optimiser: fn + 32 as a loop bound is a
+		 * code address objtool takes for a call target without ENDBR)
+		 */
+		OPTIMIZER_HIDE_VAR(fn);
 		/* the expression rows are there to be mutated and run */
 		for (i = 0; i < 32; i++) {
-			if (eng.lookup(t, (unsigned long)robust_cfi_exprs + i,
-				       &r, &row))
+			if (eng.lookup(t, fn + i, &r, &row))
 				continue;
 			cfa_expr |= r->cfa_kind == KUW_CFA_EXPR;
 			rr = kuw_rule_find(r, KUW_X86_RBX);

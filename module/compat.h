@@ -20,6 +20,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/timer.h>
 #include "kuw_probes.h"
 
 #if !KUW_HAVE_SANITY
@@ -153,6 +154,24 @@ static inline void kuw_hrtimer_setup(struct hrtimer *timer,
 	timer->function = function;
 #else
 #error "kunwind: no hrtimer_setup() nor hrtimer_init() (probes hrtimer_setup, hrtimer_init)"
+#endif
+}
+
+/**
+ * kuw_timer_delete_sync() - timer_delete_sync(): deactivate a timer and
+ * wait for its handler to finish
+ * @timer: the timer
+ *
+ * Return: 1 when the timer was pending, else 0.
+ */
+static inline int kuw_timer_delete_sync(struct timer_list *timer)
+{
+#if KUW_HAVE_TIMER_DELETE_SYNC
+	return timer_delete_sync(timer);
+#elif KUW_HAVE_DEL_TIMER_SYNC
+	return del_timer_sync(timer);
+#else
+#error "kunwind: no timer_delete_sync() nor del_timer_sync() (probes *_timer_*sync)"
 #endif
 }
 

@@ -23,8 +23,12 @@
 #     kunwind.ko on it; KUNWIND_ARM64=0 skips it
 # 10. make check-stock ARCH=arm64: Debian's stock arm64 kernel under
 #     qemu-system-aarch64 (base profile only; KUNWIND_STOCK_ARM64=0 skips it)
+# 11. make check-headers (scripts/check-headers.sh): kunwind.ko against
+#     Debian's stock header packages of 6.1, 6.12 and 7.3, amd64 and arm64,
+#     without a warning (base profile only; KUNWIND_HEADERS=0 skips it)
 #
-# Steps 1-10 are the cells of release 6.1 (x86_64: 1-8, arm64: 9-10).
+# Steps 1-11 are the cells of release 6.1 (x86_64: 1-8 and 11, arm64:
+# 9-10).
 # The test matrix is release (6.1, 6.12, 7.3) x arch (x86_64, arm64); a
 # cell of 6.12 or 7.3 is the guest part of steps 2 and 4-6 (x86_64) or
 # scripts/check-arm64.sh (arm64) on that release's test kernel
@@ -344,6 +348,12 @@ if [ "$KCONFIG" = base ]; then
 			KUNWIND_FP=0 "$0"
 	fi
 	# (arm64 and the stock arm64 kernel: cell 6.1/arm64, above)
+	# kunwind.ko against Debian's stock headers, every release and arch:
+	# once, in cell 6.1/x86_64
+	if [ "${KUNWIND_HEADERS:-1}" = 1 ] && [ "$KUW_RELEASE" = 6.1 ]; then
+		stamp "stock headers: make check-headers (KUNWIND_HEADERS=0 skips)"
+		subrun check-headers "$REPO/scripts/check-headers.sh"
+	fi
 fi
 
 p=$((hp + gp + sub_p)) f=$((hf + gf + sub_f)) s=$((hs + gs + sub_s))

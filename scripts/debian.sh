@@ -38,6 +38,8 @@ KUW_DEB_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # needed: apt-get download with this configuration sees only these).
 KUW_APT_SUITES="bookworm bookworm-updates trixie trixie-updates trixie-backports"
 
+# The package caches are kept (a host's apt.conf.d may turn them off, as
+# Debian's container images do: each apt-cache call then takes seconds).
 kuw_apt_conf() {
 	local d="$CACHE/apt"
 	printf '%s\n' \
@@ -45,6 +47,8 @@ kuw_apt_conf() {
 		"-o" "Dir::Etc::SourceParts=/dev/null" \
 		"-o" "Dir::State::Lists=$d/lists" \
 		"-o" "Dir::Cache=$d/cache" \
+		"-o" "Dir::Cache::pkgcache=pkgcache.bin" \
+		"-o" "Dir::Cache::srcpkgcache=srcpkgcache.bin" \
 		"-o" "Dir::State::status=$d/status" \
 		"-o" "APT::Architectures::=amd64" \
 		"-o" "APT::Architectures::=arm64" \

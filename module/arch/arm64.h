@@ -5,6 +5,7 @@
 
 #include <asm/pointer_auth.h>
 #include "arch.h"
+#include "compat.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_ARM64
 #define KUW_REG_PC	KUW_A64_PC
@@ -16,6 +17,15 @@
  * return address in x30: its caller's sp is its own.
  */
 #define KUW_ARCH_SP_MAY_STAY	1
+
+/* a kernel return address without its pointer authentication code */
+#if KUW_HAVE_PTRAUTH_STRIP_KERNEL_INSN_PAC
+#define kuw_ptrauth_strip(pc)	ptrauth_strip_kernel_insn_pac(pc)
+#elif KUW_HAVE_PTRAUTH_STRIP_INSN_PAC
+#define kuw_ptrauth_strip(pc)	ptrauth_strip_insn_pac(pc)
+#else
+#error "kunwind: no ptrauth_strip_kernel_insn_pac() (probes ptrauth_strip_*)"
+#endif
 
 /*
  * arm64's IRQ stack switch (call_on_irq_stack) leaves a frame record on
@@ -38,7 +48,7 @@ void kuw_a64_ret_addr(struct kunwind_state *s);
  */
 static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 {
-	u64 pc = ptrauth_strip_insn_pac(s->regs.r[KUW_REG_PC]);
+	u64 pc = kuw_ptrauth_strip(s->regs.r[KUW_REG_PC]);
 
 	s->regs.r[KUW_REG_PC] = pc;
 	if (unlikely(pc == kuw_a64_tramp[0] || pc == kuw_a64_tramp[1]))

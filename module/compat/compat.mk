@@ -45,9 +45,11 @@ endif
 
 # --- feature probes ----------------------------------------------------
 ifeq ($(kuw-compat-probes),y)
-kuw-probe-src := $(wildcard $(src)/module/compat/probes/*.c)
-kuw-probe-out := $(patsubst $(src)/module/compat/probes/%.c,$(obj)/.kuw-probes/%.h,$(kuw-probe-src))
-targets += $(kuw-probe-out)
+kuw-probes := $(patsubst $(src)/module/compat/probes/%.c,%, \
+	$(wildcard $(src)/module/compat/probes/*.c))
+kuw-probe-out := $(patsubst %,$(obj)/.kuw-probes/%.h,$(kuw-probes))
+# (targets: relative to $(obj), as kbuild prefixes them)
+targets += $(patsubst %,.kuw-probes/%.h,$(kuw-probes))
 clean-files += kuw_probes.h .kuw-probes
 
 # Compiled as one of kunwind's objects: part-of-module makes $(c_flags)

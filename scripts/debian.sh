@@ -27,6 +27,10 @@
 #                           repository bound at their own paths; nothing
 #                           stays mounted when it ends); ROOT "" runs CMD
 #                           on the host
+#   kuw_sid_as DIR          make DIR/as run the sid root's x86_64 gas
+#                           (binutils 2.46+: SFrame v3) on the host, through
+#                           that root's ld.so (no chroot), and print DIR:
+#                           `gcc -BDIR/` assembles with it (kunit/sframe_v3.c)
 #   kuw_source_tarball REL  the path of linux-source-REL's tarball: the
 #                           installed package's, or downloaded once into
 #                           the cache
@@ -177,6 +181,19 @@ kuw_in_root() {
 			${CCACHE_NOHASHDIR:+CCACHE_NOHASHDIR=$CCACHE_NOHASHDIR} \
 			${CCACHE_BASEDIR:+CCACHE_BASEDIR=$CCACHE_BASEDIR} \
 			"$@"' kuw-root "$root" "${#binds[@]}" "${binds[@]}" "$@"
+}
+
+kuw_sid_as() {
+	local dir=$1 r
+	r=$(kuw_root sid) || return 1
+	mkdir -p "$dir"
+	printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' \
+		"$r/lib64/ld-linux-x86-64.so.2" "$r/usr/lib/x86_64-linux-gnu" \
+		"$r/usr/bin/x86_64-linux-gnu-as" >"$dir/as"
+	chmod +x "$dir/as"
+	"$dir/as" --version 2>/dev/null | head -n 1 | grep -q 'GNU assembler' ||
+		{ log "sid's as does not run on this host"; return 1; }
+	echo "$dir"
 }
 
 kuw_source_tarball() {

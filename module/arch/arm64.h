@@ -4,12 +4,31 @@
 #define KUNWIND_ARCH_ARM64_H
 
 #include <asm/pointer_auth.h>
+#include <asm/ptrace.h>
 #include "arch.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_ARM64
 #define KUW_REG_PC	KUW_A64_PC
 #define KUW_REG_SP	KUW_A64_SP
 #define KUW_REG_FP	KUW_A64_X29
+
+/*
+ * Meta frame records (since 6.13): exception entry leaves a frame record of
+ * two zeros in pt_regs with a type after it, FRAME_META_TYPE_PT_REGS for a
+ * kernel-mode exception, FRAME_META_TYPE_FINAL at a task's top pt_regs.
+ * The header that defines them (asm/stacktrace/frame.h, included by
+ * asm/ptrace.h) is the feature test: 6.1 and 6.12 have neither, and their
+ * kernel-mode entry writes a plain record {x29, elr} there instead.
+ */
+#ifdef FRAME_META_TYPE_PT_REGS
+#define KUW_A64_META_RECORDS	1
+#define KUW_A64_META_FINAL	FRAME_META_TYPE_FINAL
+#define KUW_A64_META_PT_REGS	FRAME_META_TYPE_PT_REGS
+#else
+#define KUW_A64_META_RECORDS	0
+#define KUW_A64_META_FINAL	1	/* never compared without them */
+#define KUW_A64_META_PT_REGS	2
+#endif
 
 /*
  * A leaf, or a function stopped before its prologue, has CFA = sp and its
@@ -32,13 +51,24 @@ extern unsigned long kuw_a64_tramp[2];
 void kuw_a64_ret_addr(struct kunwind_state *s);
 
 /*
+ * Strip a kernel return address of its pointer authentication code: 6.4
+ * split ptrauth_strip_insn_pac() (which looked at bit 55) into one macro
+ * per address space; the macro's definition is the feature test.
+ */
+#ifdef ptrauth_strip_kernel_insn_pac
+#define kuw_a64_strip_pac(pc)	ptrauth_strip_kernel_insn_pac(pc)
+#else
+#define kuw_a64_strip_pac(pc)	ptrauth_strip_insn_pac(pc)
+#endif
+
+/*
  * A return address loaded from the stack or x30 may carry a pointer
  * authentication code: strip it as the kernel's unwinder does, then
  * translate the tracing trampolines.
  */
 static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 {
-	u64 pc = ptrauth_strip_insn_pac(s->regs.r[KUW_REG_PC]);
+	u64 pc = kuw_a64_strip_pac(s->regs.r[KUW_REG_PC]);
 
 	s->regs.r[KUW_REG_PC] = pc;
 	if (unlikely(pc == kuw_a64_tramp[0] || pc == kuw_a64_tramp[1]))

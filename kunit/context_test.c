@@ -11,7 +11,9 @@
  * from the first frame both traces share they are the same frame for frame
  * to the end, and that the reliable flag is what arch_stack_walk_reliable()
  * would say: true for a sleeping task (user or kernel thread), false once
- * a kernel-mode interrupt or exception frame was crossed.
+ * a kernel-mode interrupt or exception frame was crossed; where the kernel
+ * has that function (kt_ref_reliable(): arm64 since 6.17), also what it
+ * says on the same stack.
  *
  * Contexts: a sleeping user task (pid 1, the test bed's /init waiting for
  * insmod), a sleeping kthread, a hard IRQ (hrtimer), a softirq (timer),
@@ -43,6 +45,11 @@
 
 #define CT_MAX	96
 
+#ifndef kt_ref_reliable
+/* no reliable walk of the kernel's to compare with (kt_arch.h) */
+#define kt_ref_reliable(task)	((void)(task), -1)
+#endif
+
 struct ct_trace {
 	unsigned long pc[CT_MAX];	/* kunwind */
 	u8 how[CT_MAX];
@@ -51,6 +58,7 @@ struct ct_trace {
 	bool reliable;
 	unsigned long kpc[CT_MAX];	/* the kernel's unwinder */
 	unsigned int kn;
+	int kreliable;	/* its reliable walk: 1, 0, or -1 (none, or regs) */
 };
 
 /* kunwind alone, then the kernel's unwinder, from the same point. */
@@ -70,6 +78,7 @@ static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
 	t->err = kunwind_stop_reason(&st);
 	t->reliable = kunwind_reliable(&st);
 	t->kn = kt_ref_walk(task, regs, t->kpc, CT_MAX);
+	t->kreliable = regs ? -1 : kt_ref_reliable(task);
 	barrier();
 }
 
@@ -163,12 +172,20 @@ static void ct_expect(struct kunit *test, const struct ct_trace *t,
 		KUNIT_EXPECT_EQ(test, same, k);
 	}
 	KUNIT_EXPECT_EQ(test, t->reliable, reliable);
+	/* where the kernel has a reliable walk, it must agree */
+	if (t->kreliable >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, t->reliable, (bool)t->kreliable,
+				    "arch_stack_walk_reliable() says %s",
+				    t->kreliable ? "reliable" : "unreliable");
 	ok = found && same == k && t->n - i == t->kn - j &&
-	     t->err == -KUW_E_END && t->reliable == reliable;
+	     t->err == -KUW_E_END && t->reliable == reliable &&
+	     (t->kreliable < 0 || t->reliable == t->kreliable);
 	if (!ok)
 		ct_dump(test, t);
-	kunit_info(test, "frames: kunwind %u (common from %u), kernel %u (from %u), %s\n",
-		   t->n, i, t->kn, j, t->reliable ? "reliable" : "unreliable");
+	kunit_info(test, "frames: kunwind %u (common from %u), kernel %u (from %u), %s%s\n",
+		   t->n, i, t->kn, j, t->reliable ? "reliable" : "unreliable",
+		   t->kreliable < 0 ? "" : t->kreliable ?
+		   " (kernel: reliable)" : " (kernel: unreliable)");
 }
 
 /* The chain's frames, in order, from where its leaf was called. */

@@ -9,6 +9,7 @@
  *                        with kallsyms_lookup_name())
  *   KT_REF_FRAME_RECORDS it follows frame records: it misses the caller of
  *                        a function stopped before it saved its record
+ *   kt_ref_reliable()    arch_stack_walk_reliable(), where arm64 has it
  *   KT_CAPTURE_REGS()    this function's registers, as an exception saves them
  *   kt_set_regs()        a kernel-mode pt_regs at (pc, sp, fp)
  *   kt_abi_entry_rule()  the ABI's rule at a function's first instruction
@@ -75,6 +76,32 @@ static noinline unsigned int kt_ref_walk(struct task_struct *task,
 	}
 	return b.n;
 }
+
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+static bool kt_ref_take_all(void *cookie, unsigned long pc)
+{
+	return true;
+}
+
+/*
+ * The kernel's reliable walk, arch_stack_walk_reliable() (arm64 has one
+ * since 6.17: it gives up at every exception boundary), of a sleeping
+ * @task or of current from here: 1 when it calls the stack reliable, 0
+ * when not, -1 when it cannot be found.
+ */
+static noinline int kt_ref_reliable(struct task_struct *task)
+{
+	static typeof(arch_stack_walk_reliable) *walk;
+
+	if (!walk)
+		walk = (typeof(walk))kt_lookup_name("arch_stack_walk_reliable");
+	if (!walk)
+		return -1;
+	return !walk(kt_ref_take_all, NULL, task ? task : current);
+}
+
+#define kt_ref_reliable kt_ref_reliable
+#endif
 
 /*
  * The registers of the function this is expanded in, at this point: pc,

@@ -380,13 +380,15 @@ static int kuw_record_step(struct kunwind_state *s, u64 sp, u64 fp)
 {
 	u64 rec[2];
 
-	/* a meta record may be 8-aligned (7.3's pt_regs), a plain one is 16 */
+	/*
+	 * 8-aligned, as the kernel's unwinder asks: records in a pt_regs
+	 * are (7.3's meta record at 296, 6.1's kretprobe trampoline's at
+	 * regs[29])
+	 */
 	if (fp < sp || (fp & 7) || kuw_read_mem(s, fp, rec, sizeof(rec)))
 		return -KUW_E_NOINFO;
 	if (!rec[0] && !rec[1])
 		return kuw_meta_step(s, fp);
-	if (fp & 15)
-		return -KUW_E_NOINFO;
 	s->regs.valid = BIT_ULL(KUW_REG_SP) | BIT_ULL(KUW_REG_PC) |
 			BIT_ULL(KUW_REG_FP) | (s->regs.valid & GENMASK_ULL(28, 19));
 	s->regs.lazy = 0;

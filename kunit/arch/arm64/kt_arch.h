@@ -10,6 +10,8 @@
  *   KT_REF_FRAME_RECORDS it follows frame records: it misses the caller of
  *                        a function stopped before it saved its record
  *   kt_ref_reliable()    arch_stack_walk_reliable(), where arm64 has it
+ *   KT_KRP_HANDLER_WALK  a walk from a kretprobe's return handler reaches
+ *                        the probed function's caller
  *   KT_CAPTURE_REGS()    this function's registers, as an exception saves them
  *   kt_set_regs()        a kernel-mode pt_regs at (pc, sp, fp)
  *   kt_abi_entry_rule()  the ABI's rule at a function's first instruction
@@ -34,6 +36,8 @@
 #define KT_REF_FRAME_RECORDS	1
 /* the outermost frame of a user task asleep in a system call */
 #define KT_USER_ENTRY		"el0t_64_sync"
+/* kunwind crosses the kretprobe trampoline from the return handler */
+#define KT_KRP_HANDLER_WALK	1
 
 struct kt_ref_buf {
 	unsigned long *pcs;

@@ -55,6 +55,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "bench_arch.h"
 
@@ -609,8 +610,8 @@ static void bench_irq_run(struct bench_ctx *c)
 		kfree(b);
 		return;
 	}
-	hrtimer_init(&b->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	b->timer.function = bench_irq_fn;
+	kuw_hrtimer_setup(&b->timer, bench_irq_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
 	c->irq = b;
 	preempt_disable();	/* the timer fires on this CPU, in the chain */
 	bench_sink += bench_chain(32, c);

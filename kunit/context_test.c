@@ -40,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/timer.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "kt_arch.h"
 #include "chain.c"
@@ -368,8 +369,8 @@ static void ct_hardirq(struct kunit *test)
 	struct ct_hrtimer *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
-	hrtimer_init(&k->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	k->timer.function = ct_hrtimer_fn;
+	kuw_hrtimer_setup(&k->timer, ct_hrtimer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
 	ct_run_spinning(&k->a, ct_hrtimer_leaf);
 	hrtimer_cancel(&k->timer);
 	ct_expect_interrupted(test, &k->a, "ct_hrtimer_fn");

@@ -52,7 +52,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "arch.h"
 #include "sframe.h"
@@ -149,10 +149,10 @@ static void robust_pause(u64 i)
 static void robust_obj(struct kuw_obj *o)
 {
 	struct module *m = THIS_MODULE;
-	unsigned long cs = (unsigned long)m->core_layout.base;
-	unsigned long ce = cs + m->core_layout.text_size;
-	unsigned long is = (unsigned long)m->init_layout.base;
-	unsigned long ie = is + m->init_layout.text_size;
+	struct kuw_range core = kuw_module_text(m);
+	struct kuw_range init = kuw_module_init_text(m);
+	unsigned long cs = core.start, ce = core.end;
+	unsigned long is = init.start, ie = init.end;
 
 	/* what kunwind's registry describes a module with */
 	memset(o, 0, sizeof(*o));
@@ -186,12 +186,16 @@ struct robust_sec {
 static int robust_ehf(struct robust_sec *s)
 {
 	const u8 *p = robust_ehf_start;
-	const u8 *lim = (const u8 *)THIS_MODULE->core_layout.base +
-			THIS_MODULE->core_layout.size;
+	struct kuw_range region;
+	const u8 *lim;
 	u32 cie[ROBUST_MAX_CIES], ncie = 0, i;
 	u64 off = 0;
 
 	memset(s, 0, sizeof(*s));
+	/* the records end with the module memory region holding them */
+	if (!kuw_module_core_region(THIS_MODULE, (unsigned long)p, &region))
+		return -ENOENT;
+	lim = (const u8 *)region.end;
 	while (p + off + 8 <= lim && s->nrec < ROBUST_MAX_RECS) {
 		u32 len = get_unaligned_le32(p + off);
 		u32 id = get_unaligned_le32(p + off + 4);

@@ -23,6 +23,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "arch.h"
 #include "blob.h"
@@ -340,8 +341,8 @@ static void kt_irq_context(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, k);
 	c.priv = k;
 	kt_irq_cur = k;
-	hrtimer_init(&k->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	k->timer.function = kt_irq_fn;
+	kuw_hrtimer_setup(&k->timer, kt_irq_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
 	preempt_disable();	/* the timer fires on this CPU, in the chain */
 	hrtimer_start(&k->timer, ns_to_ktime(200 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);

@@ -12,7 +12,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "kunwind_internal.h"
 #include "kuw_arch.h"

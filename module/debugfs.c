@@ -36,7 +36,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "kunwind_internal.h"
 #include "blob.h"
@@ -602,7 +602,6 @@ static const struct file_operations kuw_unload_fops = {
 	.owner = THIS_MODULE,
 	.open = nonseekable_open,
 	.write = kuw_unload_write,
-	.llseek = no_llseek,
 };
 
 static const struct file_operations kuw_load_fops = {
@@ -610,7 +609,6 @@ static const struct file_operations kuw_load_fops = {
 	.open = kuw_load_open,
 	.write = kuw_load_write,
 	.release = kuw_load_release,
-	.llseek = no_llseek,
 };
 
 /**

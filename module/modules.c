@@ -15,8 +15,8 @@
  *   a section ends at the next section's address at most, and the module
  *   loader zero-fills its memory, so the padding after .eh_frame reads as
  *   a zero-length terminator; .sframe is bounded by its own header.
- * Only public struct module fields are used (name, state, list,
- * core_layout/init_layout base and text_size); no private structure.
+ * Only public struct module fields are used (name, state, list, and its
+ * memory through module/compat.h); no private structure.
  *
  * A module's FDEs of .init.text stay in its table, but the init range is
  * dropped from the entry at MODULE_STATE_LIVE, before the loader frees the
@@ -32,6 +32,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "compat.h"
 #include "kunwind.h"
 #include "kunwind_internal.h"
 #include "kuw_arch.h"
@@ -152,10 +153,10 @@ static bool kuw_take_pending(struct module *mod, struct kuw_pending *out)
 static void kuw_mod_ranges(struct kuw_entry *e, struct module *mod,
 			   struct kuw_obj *o)
 {
-	unsigned long cs = (unsigned long)mod->core_layout.base;
-	unsigned long ce = cs + mod->core_layout.text_size;
-	unsigned long is = (unsigned long)mod->init_layout.base;
-	unsigned long ie = is + mod->init_layout.text_size;
+	struct kuw_range core = kuw_module_text(mod);
+	struct kuw_range init = kuw_module_init_text(mod);
+	unsigned long cs = core.start, ce = core.end;
+	unsigned long is = init.start, ie = init.end;
 
 	e->mod = mod;
 	e->text[KUW_RANGE_CORE][0] = cs;
@@ -259,8 +260,6 @@ static unsigned long kuw_next_sect(const struct kuw_dirctx *c,
 static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 {
 	struct kuw_dirctx c = { .ctx.actor = kuw_filldir };
-	unsigned long core_end = (unsigned long)mod->core_layout.base +
-				 mod->core_layout.size;
 	char path[96];
 	struct file *dir;
 	bool found = false;
@@ -291,15 +290,16 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 		if (kuw_read_addr(mod->name, c.s[i].name, &c.s[i].addr))
 			c.s[i].addr = 0;
 	for (src = 0; src < KUW_SRC__COUNT; src++) {
-		unsigned long a = 0, bound = core_end;
+		struct kuw_range region;
+		unsigned long a = 0, bound;
 
 		for (i = 0; i < c.n; i++)
 			if (!strcmp(c.s[i].name, kuw_src_section(src)))
 				a = c.s[i].addr;
-		if (!a || a < (unsigned long)mod->core_layout.base ||
-		    a >= core_end)
+		/* in the module's core memory, bounded by its region */
+		if (!a || !kuw_module_core_region(mod, a, &region))
 			continue;
-		bound = kuw_next_sect(&c, a, core_end);
+		bound = kuw_next_sect(&c, a, region.end);
 		rec->addr[src] = a;
 		rec->size[src] = bound - a;
 		/*
@@ -420,10 +420,10 @@ struct module *kuw_module_get(const char *name)
 int kuw_module_remap(struct module *mod, struct kuw_blob *b,
 		     struct kuw_remap *map, struct kuw_diag *d)
 {
-	unsigned long cs = (unsigned long)mod->core_layout.base;
-	unsigned long ce = cs + mod->core_layout.text_size;
-	unsigned long is = (unsigned long)mod->init_layout.base;
-	unsigned long ie = is + mod->init_layout.text_size;
+	struct kuw_range core = kuw_module_text(mod);
+	struct kuw_range init = kuw_module_init_text(mod);
+	unsigned long cs = core.start, ce = core.end;
+	unsigned long is = init.start, ie = init.end;
 	bool live = READ_ONCE(mod->state) == MODULE_STATE_LIVE;
 	struct kuw_blob_sect m;
 	unsigned long a;

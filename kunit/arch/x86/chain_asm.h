@@ -6,6 +6,17 @@
 #ifndef KUNWIND_KUNIT_CHAIN_ASM_H
 #define KUNWIND_KUNIT_CHAIN_ASM_H
 
+/*
+ * ASM_RET: the kernel's return for inline asm ("jmp __x86_return_thunk" on
+ * rethunk kernels, "ret; int3" with SLS), which objtool requires there.
+ */
+#include <linux/linkage.h>
+/*
+ * ASM_ENDBR: the victim's address is taken (the glue's leaq), so on IBT
+ * kernels it starts with ENDBR as a C function whose address is taken would.
+ */
+#include <asm/ibt.h>
+
 /* f5: a tail call to f6, in asm so that no compiler flag can undo it. */
 asm(".pushsection .text, \"ax\"\n"
 	".globl kuw_chain_f5\n"
@@ -44,7 +55,7 @@ asm(".pushsection .text, \"ax\"\n"
 	"	call kuw_chain_sig_tramp\n"
 	"	addq $16, %rsp\n"
 	"	.cfi_adjust_cfa_offset -16\n"
-	"	ret\n"
+	"	" ASM_RET
 	"	.cfi_endproc\n"
 	".size kuw_chain_sig_glue, . - kuw_chain_sig_glue\n"
 	".globl kuw_chain_sig_tramp\n"
@@ -55,15 +66,16 @@ asm(".pushsection .text, \"ax\"\n"
 	"	.cfi_def_cfa_offset 24\n"
 	"	.cfi_offset 16, -16\n"
 	"	call kuw_chain_f3\n"
-	"	ret\n"
+	"	" ASM_RET
 	"	.cfi_endproc\n"
 	".size kuw_chain_sig_tramp, . - kuw_chain_sig_tramp\n"
 	".globl kuw_chain_sig_victim\n"
 	".type kuw_chain_sig_victim, @function\n"
 	"kuw_chain_sig_victim:\n"
 	"	.cfi_startproc\n"
+	"	" ASM_ENDBR
 	"	nop\n"
-	"	ret\n"
+	"	" ASM_RET
 	"	.cfi_endproc\n"
 	".size kuw_chain_sig_victim, . - kuw_chain_sig_victim\n"
 	".popsection\n");

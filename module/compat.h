@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The compat seam: every difference between the kernel releases kunwind
+ * supports (6.1 .. 7.3) that the glue and the test modules meet lives here,
+ * as kuw_* wrappers written against the newest kernel's API.  Which variant
+ * is compiled is decided by the feature probes of module/compat/probes/
+ * (module/compat/compat.mk runs them with the kernel's own flags and writes
+ * kuw_probes.h), never by the kernel's version number: distributions
+ * backport.  No .c file of the glue tests LINUX_VERSION_CODE.
+ *
+ * Architecture-specific release differences stay in module/arch/<arch>.*,
+ * using the same KUW_HAVE_* results.
+ *
+ * Each KUW_HAVE_<NAME> is 1 when module/compat/probes/<name>.c compiled,
+ * else 0.  Where one of several variants must exist, a kernel offering none
+ * stops the build with an #error naming the probes.
+ */
+#ifndef KUNWIND_COMPAT_H
+#define KUNWIND_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include "kuw_probes.h"
+
+#if !KUW_HAVE_SANITY
+#error "kunwind: the sanity probe failed: see .kuw-probes/sanity.log"
+#endif
+
+/* <linux/unaligned.h> since 6.12, <asm/unaligned.h> before */
+#if KUW_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#elif KUW_HAVE_ASM_UNALIGNED_H
+#include <asm/unaligned.h>
+#else
+#error "kunwind: no <linux/unaligned.h> nor <asm/unaligned.h> (probes *_unaligned_h)"
+#endif
+
+/**
+ * struct kuw_range - an address range [start, end)
+ * @start: first address
+ * @end: one past the last (start when empty)
+ */
+struct kuw_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+/*
+ * struct module's memory: one region per type since 6.4 (mod->mem[MOD_TEXT],
+ * mod->mem[MOD_RODATA], ...), one core and one init layout before (text
+ * first, then read-only data, then data).
+ */
+#if KUW_HAVE_MODULE_MEM
+static inline struct kuw_range kuw_mod_mem(const struct module *mod,
+					   enum mod_mem_type type)
+{
+	unsigned long b = (unsigned long)mod->mem[type].base;
+
+	return (struct kuw_range){ b, b + mod->mem[type].size };
+}
+
+/**
+ * kuw_module_text() - a module's core text
+ * @mod: the module
+ *
+ * Return: the range of its text (MOD_TEXT).
+ */
+static inline struct kuw_range kuw_module_text(const struct module *mod)
+{
+	return kuw_mod_mem(mod, MOD_TEXT);
+}
+
+/**
+ * kuw_module_init_text() - a module's init text
+ * @mod: the module
+ *
+ * Return: the range of its init text (MOD_INIT_TEXT); meaningless once
+ * the module is live (the loader frees it).
+ */
+static inline struct kuw_range kuw_module_init_text(const struct module *mod)
+{
+	return kuw_mod_mem(mod, MOD_INIT_TEXT);
+}
+
+/**
+ * kuw_module_core_region() - the core memory region holding an address
+ * @mod: the module
+ * @addr: an address
+ * @r: set to the region (text, read-only data, read-only after init or
+ *     data) that holds @addr
+ *
+ * Return: false when @addr is in none of @mod's core memory.
+ */
+static inline bool kuw_module_core_region(const struct module *mod,
+					  unsigned long addr,
+					  struct kuw_range *r)
+{
+	static const enum mod_mem_type core[] = {
+		MOD_TEXT, MOD_DATA, MOD_RODATA, MOD_RO_AFTER_INIT,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(core); i++) {
+		*r = kuw_mod_mem(mod, core[i]);
+		if (addr >= r->start && addr < r->end)
+			return true;
+	}
+	return false;
+}
+#elif KUW_HAVE_MODULE_LAYOUT
+static inline struct kuw_range kuw_module_text(const struct module *mod)
+{
+	unsigned long b = (unsigned long)mod->core_layout.base;
+
+	return (struct kuw_range){ b, b + mod->core_layout.text_size };
+}
+
+static inline struct kuw_range kuw_module_init_text(const struct module *mod)
+{
+	unsigned long b = (unsigned long)mod->init_layout.base;
+
+	return (struct kuw_range){ b, b + mod->init_layout.text_size };
+}
+
+static inline bool kuw_module_core_region(const struct module *mod,
+					  unsigned long addr,
+					  struct kuw_range *r)
+{
+	unsigned long b = (unsigned long)mod->core_layout.base;
+
+	*r = (struct kuw_range){ b, b + mod->core_layout.size };
+	return addr >= r->start && addr < r->end;
+}
+#else
+#error "kunwind: struct module: no mem[] nor core_layout (probes module_mem, module_layout)"
+#endif
+
+/**
+ * kuw_hrtimer_setup() - hrtimer_setup(): initialise a timer and its function
+ * @timer: the timer
+ * @function: its callback
+ * @clock_id: the clock
+ * @mode: the timer mode
+ */
+static inline void kuw_hrtimer_setup(struct hrtimer *timer,
+				     enum hrtimer_restart (*function)(struct hrtimer *),
+				     clockid_t clock_id, enum hrtimer_mode mode)
+{
+#if KUW_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, function, clock_id, mode);
+#elif KUW_HAVE_HRTIMER_INIT
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+#else
+#error "kunwind: no hrtimer_setup() nor hrtimer_init() (probes hrtimer_setup, hrtimer_init)"
+#endif
+}
+
+#endif /* KUNWIND_COMPAT_H */

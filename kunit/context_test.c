@@ -405,7 +405,7 @@ static void ct_softirq(struct kunit *test)
 	timer_setup(&k->timer, ct_timer_fn, 0);
 	k->timer.expires = jiffies + 1;
 	ct_run_spinning(&k->a, ct_timer_leaf);
-	del_timer_sync(&k->timer);
+	timer_delete_sync(&k->timer);
 	ct_expect_interrupted(test, &k->a, "ct_timer_fn");
 	KUNIT_EXPECT_GE(test, ct_find(&k->a.t, "run_timer_softirq"), 0);
 	ct_expect_leaf_caller(test, &k->a, "ct_timer_leaf");

@@ -223,7 +223,7 @@ int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 	r->r[29] = READ_ONCE(c->fp);
 	r->r[KUW_A64_SP] = READ_ONCE(c->sp);
 	/* cpu_switch_to() saved its lr: a return address into __schedule */
-	r->r[KUW_A64_PC] = kuw_a64_strip_pac(READ_ONCE(c->pc));
+	r->r[KUW_A64_PC] = kuw_ptrauth_strip(READ_ONCE(c->pc));
 	r->r[30] = r->r[KUW_A64_PC];
 	r->valid = KUW_A64_CALLEE_SAVED;
 	r->lazy = 0;
@@ -289,7 +289,7 @@ void kuw_a64_ret_addr(struct kunwind_state *s)
 		real = kuw_kretprobe_ret(s->task, (void *)(unsigned long)fp,
 					 &s->ret_cur);
 	if (real && real != pc)
-		s->regs.r[KUW_REG_PC] = kuw_a64_strip_pac(real);
+		s->regs.r[KUW_REG_PC] = kuw_ptrauth_strip(real);
 	else
 		s->reliable = false;
 }

@@ -6,6 +6,7 @@
 #include <asm/pointer_auth.h>
 #include <asm/ptrace.h>
 #include "arch.h"
+#include "compat.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_ARM64
 #define KUW_REG_PC	KUW_A64_PC
@@ -16,16 +17,15 @@
  * Meta frame records (since 6.13): exception entry leaves a frame record of
  * two zeros in pt_regs with a type after it, FRAME_META_TYPE_PT_REGS for a
  * kernel-mode exception, FRAME_META_TYPE_FINAL at a task's top pt_regs.
- * The header that defines them (asm/stacktrace/frame.h, included by
- * asm/ptrace.h) is the feature test: 6.1 and 6.12 have neither, and their
- * kernel-mode entry writes a plain record {x29, elr} there instead.
+ * 6.1 and 6.12 have none: their kernel-mode entry writes a plain record
+ * {x29, elr} there.  Decided by the probe arm64_frame_meta
+ * (module/compat/probes/).
  */
-#ifdef FRAME_META_TYPE_PT_REGS
-#define KUW_A64_META_RECORDS	1
+#define KUW_A64_META_RECORDS	KUW_HAVE_ARM64_FRAME_META
+#if KUW_A64_META_RECORDS
 #define KUW_A64_META_FINAL	FRAME_META_TYPE_FINAL
 #define KUW_A64_META_PT_REGS	FRAME_META_TYPE_PT_REGS
 #else
-#define KUW_A64_META_RECORDS	0
 #define KUW_A64_META_FINAL	1	/* never compared without them */
 #define KUW_A64_META_PT_REGS	2
 #endif
@@ -35,6 +35,15 @@
  * return address in x30: its caller's sp is its own.
  */
 #define KUW_ARCH_SP_MAY_STAY	1
+
+/* a kernel return address without its pointer authentication code */
+#if KUW_HAVE_PTRAUTH_STRIP_KERNEL_INSN_PAC
+#define kuw_ptrauth_strip(pc)	ptrauth_strip_kernel_insn_pac(pc)
+#elif KUW_HAVE_PTRAUTH_STRIP_INSN_PAC
+#define kuw_ptrauth_strip(pc)	ptrauth_strip_insn_pac(pc)
+#else
+#error "kunwind: no ptrauth_strip_kernel_insn_pac() (probes ptrauth_strip_*)"
+#endif
 
 /*
  * arm64's IRQ stack switch (call_on_irq_stack) leaves a frame record on
@@ -51,24 +60,13 @@ extern unsigned long kuw_a64_tramp[2];
 void kuw_a64_ret_addr(struct kunwind_state *s);
 
 /*
- * Strip a kernel return address of its pointer authentication code: 6.4
- * split ptrauth_strip_insn_pac() (which looked at bit 55) into one macro
- * per address space; the macro's definition is the feature test.
- */
-#ifdef ptrauth_strip_kernel_insn_pac
-#define kuw_a64_strip_pac(pc)	ptrauth_strip_kernel_insn_pac(pc)
-#else
-#define kuw_a64_strip_pac(pc)	ptrauth_strip_insn_pac(pc)
-#endif
-
-/*
  * A return address loaded from the stack or x30 may carry a pointer
  * authentication code: strip it as the kernel's unwinder does, then
  * translate the tracing trampolines.
  */
 static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 {
-	u64 pc = kuw_a64_strip_pac(s->regs.r[KUW_REG_PC]);
+	u64 pc = kuw_ptrauth_strip(s->regs.r[KUW_REG_PC]);
 
 	s->regs.r[KUW_REG_PC] = pc;
 	if (unlikely(pc == kuw_a64_tramp[0] || pc == kuw_a64_tramp[1]))

@@ -82,7 +82,7 @@ static noinline unsigned int kt_ref_walk(struct task_struct *task,
 }
 
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-static bool kt_ref_take_all(void *cookie, unsigned long pc)
+static inline bool kt_ref_take_all(void *cookie, unsigned long pc)
 {
 	return true;
 }
@@ -93,7 +93,7 @@ static bool kt_ref_take_all(void *cookie, unsigned long pc)
  * @task or of current from here: 1 when it calls the stack reliable, 0
  * when not, -1 when it cannot be found.
  */
-static noinline int kt_ref_reliable(struct task_struct *task)
+static inline int kt_ref_reliable(struct task_struct *task)
 {
 	static typeof(arch_stack_walk_reliable) *walk;
 

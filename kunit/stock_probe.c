@@ -167,9 +167,7 @@ static int sp_kernel_walk_init(void)
  * in the probe handler).  From regs it reports regs->pc first, then each
  * frame record's return address.
  */
-static void (*sp_arch_stack_walk)(stack_trace_consume_fn consume_entry,
-				  void *cookie, struct task_struct *task,
-				  struct pt_regs *regs);
+static unsigned long KUW_FN(arch_stack_walk);
 
 static bool sp_consume(void *cookie, unsigned long pc)
 {
@@ -183,13 +181,15 @@ static void sp_kernel_walk(struct pt_regs *regs)
 {
 	sp_res.kn = 0;
 	sp_res.kerr = 0;
-	sp_arch_stack_walk(sp_consume, NULL, current, regs);
+	kuw_call(arch_stack_walk, sp_consume, NULL, current, regs);
 }
 
 static int sp_kernel_walk_init(void)
 {
-	sp_arch_stack_walk = (void *)kt_lookup_name("arch_stack_walk");
-	return sp_arch_stack_walk ? 0 : -ENOENT;
+	KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
+	if (!KUW_FN(arch_stack_walk))
+		return -ENOENT;
+	return 0;
 }
 #endif
 

@@ -18,6 +18,8 @@
  *              with the reason's errno (see kuw_blob_apply())
  *   unload     write "OWNER SECTION" (e.g. "vmlinux eh_frame"): that table
  *              is dropped, so that a blob may replace it
+ *   internals  the unexported kernel functions kunwind found through
+ *              kallsyms and calls (kuw_call()): "NAME 0xADDRESS" each
  * A bad write returns -EINVAL (load, unload: the reason's errno) and logs
  * one rate-limited line; nothing is half-applied.
  */
@@ -101,6 +103,17 @@ static int kuw_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kuw_stats);
+
+static int kuw_internals_show(struct seq_file *m, void *v)
+{
+	const struct kuw_internal *in;
+	unsigned int i;
+
+	for (i = 0; (in = kuw_internal(i)); i++)
+		seq_printf(m, "%s 0x%lx\n", in->name, in->addr);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kuw_internals);
 
 /* ---- rules ---- */
 
@@ -627,6 +640,8 @@ int kuw_debugfs_init(void)
 	debugfs_create_file("backtrace", 0600, kuw_dir, NULL, &kuw_bt_fops);
 	debugfs_create_file("load", 0200, kuw_dir, NULL, &kuw_load_fops);
 	debugfs_create_file("unload", 0200, kuw_dir, NULL, &kuw_unload_fops);
+	debugfs_create_file("internals", 0400, kuw_dir, NULL,
+			    &kuw_internals_fops);
 	return 0;
 }
 

@@ -54,7 +54,15 @@ static inline void kuw_count_stop(int err)
 }
 
 /* ksyms.c */
+struct kuw_internal {
+	const char *name;
+	unsigned long addr;
+};
+
+#define KUW_MAX_INTERNALS	16
 unsigned long kuw_lookup_name(const char *name);
+unsigned long kuw_lookup_fn(const char *name);
+const struct kuw_internal *kuw_internal(unsigned int i);
 void kuw_lookup_range(const char *name, unsigned long *range);
 int kuw_ksyms_init(void);
 void kuw_put_task_stack(struct task_struct *task);

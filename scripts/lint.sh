@@ -16,6 +16,10 @@
 #  2. sparse: `make -C $KDIR M=<copy of the repo> C=2 modules` (C=2: every
 #     file is checked, built or not), i.e. kunwind.ko and kunit/*.ko
 #     against the test kernel; compiler warnings of that build count too.
+#  3. kernel internals (scripts/lint-internals.sh, no kernel needed): an
+#     unexported kernel function found through kallsyms is called only
+#     with kuw_call() (typed from its header, IBT-safe): no cast of a
+#     looked-up address, no function pointer typed by hand.
 #
 # The kernel tree comes from scripts/build-kernel.sh, as for make check
 # (built on first use, then reused from the cache), so this works from a
@@ -79,6 +83,11 @@ sk=$(wc -l <"$WORK/sparse.kernel")
 [ "$sk" = 0 ] || log "note: $sk warnings in the kernel's own files (not counted; see below)"
 head -n 5 "$WORK/sparse.kernel" | sed 's/^/    /' >&2
 
-total=$((ce + cw + cc + co + sn))
-echo "lint: checkpatch $((ce + cw + cc)) ($ce errors, $cw warnings, $cc checks)$([ "$co" = 0 ] || echo ", $co other lines"), sparse/compiler $sn"
+# --- kernel internals ------------------------------------------------------
+"$REPO/scripts/lint-internals.sh" >"$WORK/internals" || true
+cat "$WORK/internals"
+ki=$(grep -c . "$WORK/internals" || true)
+
+total=$((ce + cw + cc + co + sn + ki))
+echo "lint: checkpatch $((ce + cw + cc)) ($ce errors, $cw warnings, $cc checks)$([ "$co" = 0 ] || echo ", $co other lines"), sparse/compiler $sn, internals $ki"
 [ "$total" = 0 ]

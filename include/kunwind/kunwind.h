@@ -125,7 +125,7 @@ struct kunwind_state {
 	bool reliable;
 	bool ahead_ok;
 	int ret_idx;
-	void *ret_cur;
+	struct llist_node *ret_cur;
 	int ahead_ret;
 	unsigned int ahead_seq;
 	const void *ahead_entry;

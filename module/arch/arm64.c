@@ -36,7 +36,9 @@
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/memory.h>
@@ -50,13 +52,12 @@ static unsigned long kuw_entry_text[2];	/* [start, end) */
 static unsigned long kuw_irq_call[2];	/* call_on_irq_stack */
 static unsigned long kuw_idle[2][2];	/* bottoms of idle tasks */
 static unsigned long kuw_kimage[2];	/* [_text, _end) */
-static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
-				      unsigned long ret, unsigned long *retp);
-static unsigned long (*kuw_kretprobe_ret)(struct task_struct *task, void *fp,
-					  void *cur);
+/* unexported functions, called with kuw_call(), typed from their headers */
+static unsigned long KUW_FN(ftrace_graph_ret_addr);
+static unsigned long KUW_FN(kretprobe_find_ret_addr);
 unsigned long kuw_a64_tramp[2];
 /* without _end (no CONFIG_KALLSYMS_ALL): the module tree is asked */
-static bool (*kuw_is_module_address)(unsigned long addr);
+static unsigned long KUW_FN(is_module_address);
 
 /**
  * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
@@ -80,16 +81,18 @@ int kuw_arch_init(void)
 	 * is_module_address() (a function: in kallsyms) answers then.
 	 */
 	if (!kuw_kimage[0] || !kuw_kimage[1])
-		kuw_is_module_address = (void *)kuw_lookup_name("is_module_address");
+		KUW_FN(is_module_address) = kuw_lookup_fn("is_module_address");
 	kuw_lookup_range("call_on_irq_stack", kuw_irq_call);
 	kuw_lookup_range("secondary_startup", kuw_idle[0]);
 	kuw_lookup_range("__primary_switched", kuw_idle[1]);
 	kuw_a64_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_a64_tramp[0])
-		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
+		KUW_FN(ftrace_graph_ret_addr) =
+			kuw_lookup_fn("ftrace_graph_ret_addr");
 	kuw_a64_tramp[1] = kuw_lookup_name("__kretprobe_trampoline");
 	if (kuw_a64_tramp[1])
-		kuw_kretprobe_ret = (void *)kuw_lookup_name("kretprobe_find_ret_addr");
+		KUW_FN(kretprobe_find_ret_addr) =
+			kuw_lookup_fn("kretprobe_find_ret_addr");
 	return 0;
 }
 
@@ -260,7 +263,9 @@ bool kuw_arch_in_module_area(unsigned long addr)
 {
 	if (kuw_kimage[0] && kuw_kimage[1])
 		return !kuw_in(kuw_kimage, addr);
-	return kuw_is_module_address && kuw_is_module_address(addr);
+	if (!KUW_FN(is_module_address))
+		return false;
+	return kuw_call(is_module_address, addr);
 }
 
 /**
@@ -282,12 +287,12 @@ void kuw_a64_ret_addr(struct kunwind_state *s)
 		s->reliable = false;
 		return;
 	}
-	if (pc == kuw_a64_tramp[0] && kuw_graph_ret)
-		real = kuw_graph_ret(s->task, &s->ret_idx, pc,
-				     (unsigned long *)(unsigned long)fp);
-	else if (pc == kuw_a64_tramp[1] && kuw_kretprobe_ret)
-		real = kuw_kretprobe_ret(s->task, (void *)(unsigned long)fp,
-					 &s->ret_cur);
+	if (pc == kuw_a64_tramp[0] && KUW_FN(ftrace_graph_ret_addr))
+		real = kuw_call(ftrace_graph_ret_addr, s->task, &s->ret_idx,
+				pc, (unsigned long *)(unsigned long)fp);
+	else if (pc == kuw_a64_tramp[1] && KUW_FN(kretprobe_find_ret_addr))
+		real = kuw_call(kretprobe_find_ret_addr, s->task,
+				(void *)(unsigned long)fp, &s->ret_cur);
 	if (real && real != pc)
 		s->regs.r[KUW_REG_PC] = kuw_ptrauth_strip(real);
 	else

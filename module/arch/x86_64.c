@@ -19,6 +19,13 @@
  *     A user-mode pt_regs ends the walk; a kernel-mode one gives every
  *     register of the interrupted code, and the walk goes on from there
  *     (no longer reliable, as in arch_stack_walk_reliable());
+ *   - the same for FRED's event stubs (6.9+, entry_64_fred.S, in
+ *     .noinstr.text, not entry text): asm_fred_entrypoint_user/_kernel
+ *     push a pt_regs inside the struct fred_frame the CPU began (the
+ *     fred_info above it, a 64-byte red zone below the interrupted sp on a
+ *     kernel-mode event), then "movq %rsp, %rdi; call fred_entry_from_*";
+ *     events of higher stack levels (NMI, #DB, #MC, #DF) arrive on the
+ *     same exception stacks IST uses, which get_stack_info() knows;
  *   - the IRQ stack: call_on_irqstack() keeps the previous sp in the
  *     stack's top word (kuw_arch_stack_link() in x86_64.h);
  *   - return_to_handler (function graph) and the rethook/kretprobe
@@ -32,7 +39,9 @@
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kernel.h>
+#include <linux/rethook.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/stacktrace.h>
@@ -41,18 +50,16 @@
 #include "kunwind_internal.h"
 #include "kuw_arch.h"
 
-typedef int (*kuw_get_stack_info_t)(unsigned long *stack,
-				    struct task_struct *task,
-				    struct stack_info *info,
-				    unsigned long *visit_mask);
-
-/* Unexported kernel functions and symbols, found through kallsyms. */
-static kuw_get_stack_info_t kuw_get_stack_info;
-static unsigned long (*kuw_graph_ret)(struct task_struct *task, int *idx,
-				      unsigned long ret, unsigned long *retp);
-static unsigned long (*kuw_rethook_ret)(struct task_struct *task,
-					unsigned long frame, void *cur);
+/*
+ * Unexported kernel functions, found through kallsyms and called with
+ * kuw_call(), typed from <asm/stacktrace.h>, <linux/ftrace.h> and
+ * <linux/rethook.h>.
+ */
+static unsigned long KUW_FN(get_stack_info);
+static unsigned long KUW_FN(ftrace_graph_ret_addr);
+static unsigned long KUW_FN(rethook_find_ret_addr);
 static unsigned long kuw_entry_text[2];		/* [start, end) */
+static unsigned long kuw_fred_entry[2][2];	/* user, kernel event stubs */
 static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
 unsigned long kuw_x86_tramp[2];
 
@@ -66,12 +73,14 @@ int kuw_arch_init(void)
 {
 	unsigned long no_verify[2];
 
-	kuw_get_stack_info = (kuw_get_stack_info_t)
-		kuw_lookup_name("get_stack_info");
-	if (!kuw_get_stack_info)
+	KUW_FN(get_stack_info) = kuw_lookup_fn("get_stack_info");
+	if (!KUW_FN(get_stack_info))
 		pr_warn("get_stack_info not found: only task stacks are walked\n");
 	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
+	/* FRED (6.9+): in .noinstr.text, not entry text; absent without it */
+	kuw_lookup_range("asm_fred_entrypoint_user", kuw_fred_entry[0]);
+	kuw_lookup_range("asm_fred_entrypoint_kernel", kuw_fred_entry[1]);
 	/* .Lafter_lret lies in the _no_verify part: both, as one range */
 	kuw_lookup_range("secondary_startup_64", kuw_idle_start);
 	kuw_lookup_range("secondary_startup_64_no_verify", no_verify);
@@ -79,16 +88,25 @@ int kuw_arch_init(void)
 		kuw_idle_start[1] = max(kuw_idle_start[1], no_verify[1]);
 	kuw_x86_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_x86_tramp[0])
-		kuw_graph_ret = (void *)kuw_lookup_name("ftrace_graph_ret_addr");
+		KUW_FN(ftrace_graph_ret_addr) =
+			kuw_lookup_fn("ftrace_graph_ret_addr");
 	kuw_x86_tramp[1] = kuw_lookup_name("arch_rethook_trampoline");
 	if (kuw_x86_tramp[1])
-		kuw_rethook_ret = (void *)kuw_lookup_name("rethook_find_ret_addr");
+		KUW_FN(rethook_find_ret_addr) =
+			kuw_lookup_fn("rethook_find_ret_addr");
 	return 0;
 }
 
 static bool kuw_in(const unsigned long *range, u64 pc)
 {
 	return pc >= range[0] && pc < range[1];
+}
+
+/* Entry code that calls its C handler with sp = the pt_regs it built. */
+static bool kuw_in_entry(u64 pc)
+{
+	return kuw_in(kuw_entry_text, pc) || kuw_in(kuw_fred_entry[0], pc) ||
+	       kuw_in(kuw_fred_entry[1], pc);
 }
 
 /**
@@ -105,11 +123,12 @@ void kuw_x86_ret_addr(struct kunwind_state *s)
 	u64 pc = s->regs.r[KUW_REG_PC];
 	unsigned long retp = s->regs.r[KUW_REG_SP] - 8, real = 0;
 
-	if (pc == kuw_x86_tramp[0] && kuw_graph_ret)
-		real = kuw_graph_ret(s->task, &s->ret_idx, pc,
-				     (unsigned long *)retp);
-	else if (pc == kuw_x86_tramp[1] && kuw_rethook_ret)
-		real = kuw_rethook_ret(s->task, retp, &s->ret_cur);
+	if (pc == kuw_x86_tramp[0] && KUW_FN(ftrace_graph_ret_addr))
+		real = kuw_call(ftrace_graph_ret_addr, s->task, &s->ret_idx,
+				pc, (unsigned long *)retp);
+	else if (pc == kuw_x86_tramp[1] && KUW_FN(rethook_find_ret_addr))
+		real = kuw_call(rethook_find_ret_addr, s->task, retp,
+				&s->ret_cur);
 	if (real && real != pc)
 		s->regs.r[KUW_REG_PC] = real;
 	else
@@ -148,9 +167,9 @@ bool kuw_arch_stack_of(struct task_struct *task, unsigned long addr,
 	struct stack_info info;
 	unsigned long begin, end;
 
-	if (kuw_get_stack_info) {
-		if (kuw_get_stack_info((unsigned long *)addr, task, &info,
-				       mask))
+	if (KUW_FN(get_stack_info)) {
+		if (kuw_call(get_stack_info, (unsigned long *)addr, task,
+			     &info, mask))
 			return false;
 		st->begin = (unsigned long)info.begin;
 		st->end = (unsigned long)info.end;
@@ -473,7 +492,7 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 	u64 look = signal ? pc : pc - 1;
 	int ret = -KUW_E_NOINFO;
 
-	if (kuw_in(kuw_entry_text, look)) {
+	if (kuw_in_entry(look)) {
 		if (!signal)
 			ret = kuw_entry_step(s, pc, sp);
 	} else if (is_idle_task(s->task) && kuw_in(kuw_idle_start, look)) {
@@ -489,7 +508,7 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 		if (ret != -KUW_E_NOINFO)
 			return ret;
 	}
-	if (signal && !kuw_in(kuw_entry_text, look))
+	if (signal && !kuw_in_entry(look))
 		ret = kuw_leaf_step(s, sp);
 	return ret;
 }
@@ -503,14 +522,40 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
  * @r: the rule
  * @row: the row's start
  *
- * x86_64 calls __fentry__ from inside the function's FDE: no padding.
+ * With CONFIG_CALL_PADDING (call depth tracking, Linux 6.2+: Debian's 6.12
+ * and 7.3) every function is aligned and has CONFIG_FUNCTION_PADDING_BYTES
+ * of NOPs before it (-fpatchable-function-entry=16,16, the __pfx_ symbol),
+ * ahead of its FDE.  At run time the last bytes may be the call-depth
+ * accounting thunk callers enter through ("sarq $5, %gs:..."), which only
+ * changes memory: sp and the return address are as at the function's
+ * entry, so its FDE's first row holds there.  It is used when @pc lies in
+ * the padding of the next aligned function, the padding up to @pc is still
+ * the NOPs it was built with, and a row starts at that function.  (The
+ * ENDBR64 at an IBT kernel's function start, and a kprobe right after it,
+ * are inside the FDE already.)
  *
- * Return: -KUW_E_NOINFO.
+ * Return: 0 with the row, or -KUW_E_NOINFO.
  */
 int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
 			      const struct kuw_entry *e, u64 pc,
 			      const struct kuw_table **t,
 			      const struct kuw_rule **r, u64 *row)
 {
+#ifdef CONFIG_CALL_PADDING
+	u8 pad[CONFIG_FUNCTION_PADDING_BYTES];
+	u64 fn = round_up(pc + 1, CONFIG_FUNCTION_ALIGNMENT);
+	u64 start = fn - sizeof(pad), i;
+
+	BUILD_BUG_ON(sizeof(pad) > CONFIG_FUNCTION_ALIGNMENT);
+	if (pc < start ||
+	    copy_from_kernel_nofault(pad, (void *)(unsigned long)start,
+				     sizeof(pad)))
+		return -KUW_E_NOINFO;
+	for (i = 0; i < pc - start; i++)
+		if (pad[i] != 0x90)	/* nop */
+			return -KUW_E_NOINFO;
+	if (!kuw_entry_lookup(e, fn, s->src, t, r, row) && *row == fn)
+		return 0;
+#endif
 	return -KUW_E_NOINFO;
 }

@@ -21,14 +21,14 @@
 #define BENCH_REF	"fp"
 #define BENCH_REF_STS	"fp-sts"
 
-static void (*bench_arch_stack_walk)(stack_trace_consume_fn consume_entry,
-				     void *cookie, struct task_struct *task,
-				     struct pt_regs *regs);
+static unsigned long KUW_FN(arch_stack_walk);
 
 static int bench_arch_init(void)
 {
-	bench_arch_stack_walk = (void *)kt_lookup_name("arch_stack_walk");
-	return bench_arch_stack_walk ? 0 : -ENOENT;
+	KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
+	if (!KUW_FN(arch_stack_walk))
+		return -ENOENT;
+	return 0;
 }
 
 struct bench_ref_buf {
@@ -60,7 +60,7 @@ static noinline unsigned int walk_ref(unsigned long *buf, unsigned int max)
 {
 	struct bench_ref_buf b = { .buf = buf, .max = max, .skip = true };
 
-	bench_arch_stack_walk(bench_ref_consume, &b, current, NULL);
+	kuw_call(arch_stack_walk, bench_ref_consume, &b, current, NULL);
 	return b.n;
 }
 

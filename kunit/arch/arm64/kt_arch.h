@@ -65,15 +65,15 @@ static noinline unsigned int kt_ref_walk(struct task_struct *task,
 					 struct pt_regs *regs,
 					 unsigned long *pcs, unsigned int max)
 {
-	static void (*walk)(stack_trace_consume_fn consume_entry, void *cookie,
-			    struct task_struct *task, struct pt_regs *regs);
+	static unsigned long KUW_FN(arch_stack_walk);
 	struct kt_ref_buf b = { .pcs = pcs, .max = max };
 
-	if (!walk)
-		walk = (void *)kt_lookup_name("arch_stack_walk");
-	if (!walk)
+	if (!KUW_FN(arch_stack_walk))
+		KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
+	if (!KUW_FN(arch_stack_walk))
 		return 0;
-	walk(kt_ref_consume, &b, task ? task : current, regs);
+	kuw_call(arch_stack_walk, kt_ref_consume, &b, task ? task : current,
+		 regs);
 	if (regs && b.n && pcs[0] == instruction_pointer(regs)) {
 		memmove(pcs, pcs + 1, (b.n - 1) * sizeof(*pcs));
 		b.n--;

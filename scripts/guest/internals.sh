@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The unexported kernel functions kunwind found through kallsyms and calls
+# with kuw_call() (debugfs kunwind/internals, "NAME 0xADDRESS" each) are
+# the kernel's own: each address is the start of that function in
+# /proc/kallsyms.  On an IBT kernel the kprobe that finds
+# kallsyms_lookup_name() gives its address past the ENDBR; kunwind must
+# have corrected it.  The functions every x86_64 kunwind looks up must be
+# listed (arm64 has its own set, not checked here).
+# shellcheck source=../init/ktap.sh
+. /etc/kuw-ktap.sh
+ktap_plan 2
+F=/sys/kernel/debug/kunwind/internals
+if [ ! -r $F ]; then
+	notok "internals listed"
+	skip "internals match kallsyms" "no $F"
+	exit 0
+fi
+need=""
+[ "$(uname -m)" = x86_64 ] &&
+	need="kallsyms_lookup_name kallsyms_lookup_size_offset put_task_stack __kernel_text_address get_stack_info"
+missing=""
+for n in $need; do
+	grep -q "^$n " $F || missing="$missing $n"
+done
+if [ -z "$missing" ] && grep -q . $F; then
+	ok "internals listed"
+else
+	diag "missing:$missing"
+	notok "internals listed"
+fi
+# one awk over both files: no fork per symbol (TCG makes forks slow)
+if awk '
+	FNR == NR { want[$1] = $2; next }
+	($2 == "T" || $2 == "t") && ($3 in want) {
+		a = want[$3]; sub(/^0x/, "", a)
+		while (length(a) < length($1)) a = "0" a
+		if (a == $1) good[$3] = 1; else seen[$3] = $1
+	}
+	END {
+		bad = 0
+		for (n in want)
+			if (!(n in good)) {
+				printf "# %s: kunwind %s, kallsyms %s\n", n, want[n], \
+					(n in seen) ? seen[n] : "none"
+				bad++
+			}
+		exit bad != 0
+	}' $F /proc/kallsyms >/tmp/kuw-internals.out; then
+	ok "internals match kallsyms"
+else
+	diag <"/tmp/kuw-internals.out"
+	notok "internals match kallsyms"
+fi
+diag "$(tr '\n' ' ' <$F)"

@@ -95,13 +95,15 @@ static inline bool kt_ref_take_all(void *cookie, unsigned long pc)
  */
 static inline int kt_ref_reliable(struct task_struct *task)
 {
-	static typeof(arch_stack_walk_reliable) *walk;
+	static unsigned long KUW_FN(arch_stack_walk_reliable);
 
-	if (!walk)
-		walk = (typeof(walk))kt_lookup_name("arch_stack_walk_reliable");
-	if (!walk)
+	if (!KUW_FN(arch_stack_walk_reliable))
+		KUW_FN(arch_stack_walk_reliable) =
+			kt_lookup_name("arch_stack_walk_reliable");
+	if (!KUW_FN(arch_stack_walk_reliable))
 		return -1;
-	return !walk(kt_ref_take_all, NULL, task ? task : current);
+	return !kuw_call(arch_stack_walk_reliable, kt_ref_take_all, NULL,
+			 task ? task : current);
 }
 
 #define kt_ref_reliable kt_ref_reliable

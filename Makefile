@@ -2,7 +2,11 @@
 #
 # kunwind top-level Makefile.
 #   make [KDIR=...]     build kunwind.ko against a kernel build tree
-#   make check          the test command: host tests + KUnit under QEMU
+#   make check          the test command: host tests + KUnit under QEMU, on
+#                       the default cells of the release x arch matrix
+#                       (RELEASE=6.1|6.12|7.3 and/or ARCH=x86_64|arm64 pick
+#                       cells; see scripts/check.sh)
+#   make check-matrix   make check on every cell (6.1, 6.12, 7.3 x x86_64, arm64)
 #   make demo           boot the test kernel, show tables, rules and an oops trace
 #                       (ARCH=arm64: on the arm64 test kernel)
 #   make check-stock    smoke test on Debian's stock 6.1 kernel
@@ -36,7 +40,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 lint install-loader
+	check-arm64 check-matrix lint install-loader
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -78,8 +82,17 @@ fuzz:
 bench-host: $(B)/kunwind-dump
 	B=$(B) tests/bench-host.sh
 
+# ARCH and RELEASE pick the cells; they are handed over under other names
+# and removed from the environment and MAKEFLAGS, so that the host tests'
+# module builds (x86) do not see ARCH=arm64.
+CHECK_ENV = env -u ARCH -u RELEASE -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	KUNWIND_CHECK_ARCH="$(ARCH)" KUNWIND_CHECK_RELEASE="$(RELEASE)"
+
 check:
-	@scripts/check.sh
+	@$(CHECK_ENV) scripts/check.sh
+
+check-matrix:
+	@$(CHECK_ENV) KUNWIND_MATRIX=1 scripts/check.sh
 
 # ARCH=arm64: the arm64 test kernel (make check-arm64's) instead of x86_64
 demo:
@@ -89,9 +102,10 @@ demo:
 check-stock:
 	@ARCH=$(ARCH) scripts/check-stock.sh
 
-# Not part of make check (yet): kunwind.ko is not ported to arm64.
+# RELEASE=6.12|7.3: on that release's arm64 test kernel (make check
+# RELEASE=... ARCH=arm64 is the same cell).
 check-arm64:
-	@scripts/check-arm64.sh
+	@env -u ARCH -u MAKEFLAGS -u MFLAGS KUW_RELEASE="$(or $(RELEASE),$(KUNWIND_RELEASE),6.1)" scripts/check-arm64.sh
 
 # ARCH=arm64: on the arm64 test kernel, against its frame-record unwinder
 bench:

@@ -26,6 +26,16 @@
 # The x86 keys and names are as they were before arm64 existed (the x86
 # patch set is the top-level scripts/patches/*.patch, which does not look
 # into scripts/patches/arm64/).
+#
+# KUW_RELEASE=6.12 or 7.3 (KUNWIND_RELEASE; default 6.1): that release's
+# linux-source tarball (kuw_source_tarball), patched with
+# scripts/patches/<rel>/<arch>/*.patch, configured with the same base
+# fragments plus scripts/kconfig/<rel>/<arch>.config (what Debian's stock
+# kernel of that release has that matters to an unwinder: IBT, call
+# thunks, FRED, ftrace call ops, BTI...), built in a Debian 13 root
+# (kuw_toolchain_root: gcc-14, binutils 2.44, whose --gsframe emits SFrame
+# v2).  Its source and build dirs, keys and lock are prefixed "<rel>-"; the
+# 6.1 ones are as they were before other releases existed.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +51,7 @@ if [ "$KUW_ARCH" = arm64 ]; then
 	patches=("$REPO"/scripts/patches/arm64/*.patch)
 	karch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 	kcc=aarch64-linux-gnu-gcc
+	[ "$KUW_RELEASE" = 6.1 ] || kcc=aarch64-linux-gnu-gcc-14
 	arch_tag="arch arm64"	# goes into both keys
 	pfx=arm64-		# of the source and build dir names, and the lock
 	image=arch/arm64/boot/Image
@@ -52,26 +63,43 @@ else
 	arch_tag=		# x86 keys stay what they were
 	pfx=
 fi
+rel=$KUW_RELEASE
+if [ "$rel" = 6.1 ]; then
+	rel_tag=		# 6.1 keys stay what they were
+	rpfx=
+	root=
+	tarball=$(kuw_tarball)
+else
+	patches=("$REPO/scripts/patches/$rel/$KUW_ARCH"/*.patch)
+	[ ! -f "$REPO/scripts/kconfig/$rel/$KUW_ARCH.config" ] ||
+		frags+=("$REPO/scripts/kconfig/$rel/$KUW_ARCH.config")
+	rel_tag="release $rel"
+	rpfx=$rel-		# of the source and build dir names, and the lock
+	root=$(kuw_toolchain_root "$rel")
+	tarball=$(kuw_source_tarball "$rel")
+fi
+pfx=$rpfx$pfx
 if [ "$KCONFIG" != base ]; then
 	[ -f "$REPO/scripts/kconfig/$KCONFIG.config" ] ||
 		die "unknown KCONFIG profile '$KCONFIG' (see scripts/kconfig/)"
 	frags+=("$REPO/scripts/kconfig/$KCONFIG.config")
 fi
-[ -f "${patches[0]}" ] || die "no patches for $KUW_ARCH in scripts/patches/"
-tarball=$(kuw_tarball)
+[ -f "${patches[0]}" ] || die "no patches for $rel $KUW_ARCH in scripts/patches/"
 
 src_key=$( {
+	[ -z "$rel_tag" ] || echo "$rel_tag"
 	[ -z "$arch_tag" ] || echo "$arch_tag"
 	echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
 	cat "${patches[@]}"
 } | sha256sum | cut -c1-12)
 build_key=$( {
+	[ -z "$rel_tag" ] || echo "$rel_tag"
 	[ -z "$arch_tag" ] || echo "$arch_tag"
 	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
 	cat "${frags[@]}"
 } | sha256sum | cut -c1-12)
 
-SRC="$CACHE/src/linux-6.1-$pfx$src_key"
+SRC="$CACHE/src/linux-$rel-${pfx#"$rpfx"}$src_key"
 OUT="$CACHE/kbuild/$pfx$KCONFIG-$build_key"
 mkdir -p "$CACHE/src" "$CACHE/kbuild"
 
@@ -131,7 +159,7 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
 export CCACHE_NOHASHDIR=1
 export CCACHE_BASEDIR="$CACHE"
 kmake() {
-	make -C "$SRC" O="$OUT" "${karch[@]}" CC="ccache $kcc" \
+	kuw_in_root "$root" make -C "$SRC" O="$OUT" "${karch[@]}" CC="ccache $kcc" \
 		HOSTCC="ccache gcc" KCFLAGS="$KUW_KCFLAGS" "$@"
 }
 kmake -s tinyconfig >/dev/null

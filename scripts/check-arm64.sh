@@ -120,8 +120,7 @@ stamp "building hello.ko"
 mkdir -p "$WORK/hello"
 cp "$REPO"/scripts/arm64/hello/* "$WORK/hello/"
 KO="$WORK/hello/hello.ko"
-if make -C "$KDIR" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	M="$WORK/hello" modules >"$LOGDIR/arm64-hello-last.log" 2>&1 &&
+if kuw_kmake "$KDIR" M="$WORK/hello" modules >"$LOGDIR/arm64-hello-last.log" 2>&1 &&
 	[ -f "$KO" ] && ! grep -E "warning|WARNING" "$LOGDIR/arm64-hello-last.log"; then
 	res ok "build hello.ko out of tree (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)"
 else

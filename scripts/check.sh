@@ -24,14 +24,152 @@
 # 10. make check-stock ARCH=arm64: Debian's stock arm64 kernel under
 #     qemu-system-aarch64 (base profile only; KUNWIND_STOCK_ARM64=0 skips it)
 #
+# Steps 1-10 are the cells of release 6.1 (x86_64: 1-8, arm64: 9-10).
+# The test matrix is release (6.1, 6.12, 7.3) x arch (x86_64, arm64); a
+# cell of 6.12 or 7.3 is the guest part of steps 2 and 4-6 (x86_64) or
+# scripts/check-arm64.sh (arm64) on that release's test kernel
+# (scripts/build-kernel.sh with KUW_RELEASE; no host tests: the host's
+# binutils 2.40 cannot read the SFrame v2 of gcc-14's kernels, and no stock
+# kernel).  Which cells run:
+#
+#   make check                  KUNWIND_CELLS_DEFAULT: 6.1 x86_64 and arm64
+#                               (steps 1-10), 7.3 x86_64, 7.3 arm64
+#   make check RELEASE=R        every arch of release R
+#   make check ARCH=A           every default cell of arch A
+#   make check RELEASE=R ARCH=A that one cell
+#   make check-matrix           all six cells
+#   KUNWIND_CELLS="6.12/arm64 7.3/x86_64"  exactly these
+#   KUNWIND_SKIP_CELLS="7.3/arm64"         not these (the budget knob;
+#                               KUNWIND_ARM64=0 is KUNWIND_SKIP_CELLS=6.1/arm64)
+#   KUNWIND_LIST_CELLS=1        print the cells that would run, run none
+#
+# RELEASE and ARCH come from the Makefile as KUNWIND_CHECK_RELEASE and
+# KUNWIND_CHECK_ARCH (or KUNWIND_RELEASE/KUW_RELEASE and ARCH in the
+# environment); ARCH is then removed from the environment, with MAKEFLAGS,
+# so that the host tests' and the x86 cells' module builds do not inherit
+# ARCH=arm64.
+#
 # Last line: "N passed, N failed" (", N skipped" when some are), host,
 # guest and stock together.  Exit status non-zero on any failure.
+KUNWIND_CELLS_DEFAULT="6.1/x86_64 6.1/arm64 7.3/x86_64 7.3/arm64"
+KUNWIND_CELLS_ALL="6.1/x86_64 6.1/arm64 6.12/x86_64 6.12/arm64 7.3/x86_64 7.3/arm64"
+if [ -z "${KUW_CELL:-}" ]; then
+	sel_arch=${KUNWIND_CHECK_ARCH:-${ARCH:-}}
+	sel_rel=${KUNWIND_CHECK_RELEASE:-${KUW_RELEASE:-${KUNWIND_RELEASE:-}}}
+	unset ARCH MAKEFLAGS MFLAGS MAKELEVEL KUW_RELEASE KUNWIND_RELEASE
+fi
 export KUW_ARCH=x86_64	# the x86 bed; make check-arm64 is the arm64 one
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
 stamp() { log "[$(( $(date +%s) - t0 ))s] $*"; }
+
+# --- cells ---------------------------------------------------------------
+# The top-level run picks the cells, then runs each one as a child (this
+# script with KUW_CELL=REL/x86_64, or check-arm64.sh), adds up their
+# "N passed, N failed" lines and prints a table of cells and times.
+if [ -z "${KUW_CELL:-}" ]; then
+	case $sel_arch in
+	"") ;;
+	x86_64 | x86 | amd64) sel_arch=x86_64 ;;
+	arm64 | aarch64) sel_arch=arm64 ;;
+	*) die "ARCH=$sel_arch: make check runs x86_64 or arm64 cells" ;;
+	esac
+	case $sel_rel in
+	"" | 6.1 | 6.12 | 7.3) ;;
+	*) die "RELEASE=$sel_rel: make check runs releases 6.1, 6.12 or 7.3" ;;
+	esac
+	# Other profiles (fp, debug) are x86 fragments, run on 6.1 (each is
+	# one more cold kernel): cell 6.1/x86_64 unless asked otherwise.
+	if [ "$KCONFIG" != base ]; then
+		[ -n "$sel_arch" ] || sel_arch=x86_64
+		[ -n "$sel_rel" ] || sel_rel=6.1
+	fi
+	if [ -n "${KUNWIND_CELLS:-}" ]; then
+		cand=$KUNWIND_CELLS
+	elif [ "${KUNWIND_MATRIX:-0}" = 1 ] || [ -n "$sel_rel" ]; then
+		cand=$KUNWIND_CELLS_ALL
+	else
+		cand=$KUNWIND_CELLS_DEFAULT
+	fi
+	skip=" ${KUNWIND_SKIP_CELLS:-} "
+	[ "${KUNWIND_ARM64:-1}" = 1 ] || skip="$skip 6.1/arm64 "
+	cells=()
+	for c in $cand; do
+		case $c in
+		6.1/x86_64 | 6.1/arm64 | 6.12/x86_64 | 6.12/arm64 | 7.3/x86_64 | 7.3/arm64) ;;
+		*) die "cell '$c': REL/ARCH with REL 6.1, 6.12 or 7.3 and ARCH x86_64 or arm64" ;;
+		esac
+		[ -z "$sel_rel" ] || [ "${c%/*}" = "$sel_rel" ] || continue
+		[ -z "$sel_arch" ] || [ "${c#*/}" = "$sel_arch" ] || continue
+		[[ $skip != *" $c "* ]] || { log "cell $c skipped (KUNWIND_SKIP_CELLS)"; continue; }
+		cells+=("$c")
+	done
+	[ ${#cells[@]} -gt 0 ] || die "no cell to run (RELEASE=$sel_rel ARCH=$sel_arch)"
+	log "cells: ${cells[*]}"
+	if [ "${KUNWIND_LIST_CELLS:-0}" = 1 ]; then
+		printf '%s\n' "${cells[@]}"
+		exit 0
+	fi
+	if [ ${#cells[@]} = 1 ] && [ "${cells[0]#*/}" = x86_64 ]; then
+		# One x86 cell: this run is that cell.
+		KUW_CELL=${cells[0]}
+	else
+		tp=0 tf=0 ts=0 table=()
+		for c in "${cells[@]}"; do
+			rel=${c%/*} arch=${c#*/} c0=$(date +%s)
+			out=$(mktemp "${TMPDIR:-/tmp}/kunwind-cell.XXXXXX")
+			stamp "cell $c"
+			set +e
+			if [ "$arch" = x86_64 ]; then
+				KUW_CELL=$c KUW_RELEASE=$rel "$0" 2>&1 | tee "$out"
+			else
+				KUW_RELEASE=$rel "$REPO/scripts/check-arm64.sh" 2>&1 | tee "$out"
+				if [ "$rel" = 6.1 ] && [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ] &&
+				   [ "$KCONFIG" = base ]; then
+					stamp "cell $c: stock arm64 kernel, make check-stock ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
+					env ARCH=arm64 "$REPO/scripts/check-stock.sh" 2>&1 | tee "$out.stock"
+					cat "$out.stock" >>"$out"
+				fi
+			fi
+			set -e
+			cp=0 cf=0 cs=0
+			while read -r p f x; do
+				cp=$((cp + p)) cf=$((cf + f)) cs=$((cs + ${x:-0}))
+			done < <(
+				if [ "$arch" = x86_64 ]; then tail -n 1 "$out"; else
+					tail -n 1 "$out"; [ ! -f "$out.stock" ] || tail -n 1 "$out.stock"; fi |
+				sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p')
+			if ! tail -n 1 "$out" | grep -qE '^[0-9]+ passed, [0-9]+ failed'; then
+				log "cell $c did not finish"
+				cf=$((cf + 1))
+			fi
+			rm -f "$out" "$out.stock"
+			tp=$((tp + cp)) tf=$((tf + cf)) ts=$((ts + cs))
+			table+=("$(printf '%-12s %4d passed, %3d failed, %3d skipped  %s' \
+				"$c" "$cp" "$cf" "$cs" "$(kuw_dur $(($(date +%s) - c0)))")")
+		done
+		log "cells (release/arch, results, time):"
+		printf '[kunwind]   %s\n' "${table[@]}" >&2
+		stamp "all cells done"
+		if [ "$ts" != 0 ]; then
+			echo "$tp passed, $tf failed, $ts skipped"
+		else
+			echo "$tp passed, $tf failed"
+		fi
+		[ "$tf" = 0 ]
+		exit
+	fi
+fi
+export KUW_CELL
+rel=${KUW_CELL%/*}
+[ "$rel" = "$KUW_RELEASE" ] || { KUW_RELEASE=$rel; export KUW_RELEASE; }
+stamp "cell $KUW_CELL (profile $KCONFIG)"
+# Host tests and the stock kernel: release 6.1's x86 cell only.
+if [ "$KUW_RELEASE" != 6.1 ]; then
+	KUNWIND_HOST=0 KUNWIND_STOCK=0
+fi
 
 kuw_deps
 stamp "dependencies ok"
@@ -196,22 +334,14 @@ if [ "$KCONFIG" = base ]; then
 		stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
 		subrun check-stock env ARCH=x86_64 "$REPO/scripts/check-stock.sh"
 	fi
-	# the fp profile: frame pointers, no ORC (make check runs both)
-	if [ "${KUNWIND_FP:-1}" = 1 ]; then
+	# the fp profile: frame pointers, no ORC (make check runs both);
+	# release 6.1 only
+	if [ "${KUNWIND_FP:-1}" = 1 ] && [ "$KUW_RELEASE" = 6.1 ]; then
 		stamp "fp profile: the same guest suites on a kernel without ORC (KUNWIND_FP=0 skips)"
 		subrun check-fp env KCONFIG=fp KUNWIND_HOST=0 KUNWIND_STOCK=0 \
 			KUNWIND_FP=0 "$0"
 	fi
-	# arm64: the aarch64 test kernel with kunwind.ko (make check-arm64)
-	if [ "${KUNWIND_ARM64:-1}" = 1 ]; then
-		stamp "arm64: make check-arm64 (KUNWIND_ARM64=0 skips)"
-		subrun check-arm64 "$REPO/scripts/check-arm64.sh"
-	fi
-	# Debian's stock arm64 kernel (make check-stock ARCH=arm64)
-	if [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ]; then
-		stamp "stock arm64 kernel: make check-stock ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
-		subrun check-stock-arm64 env ARCH=arm64 "$REPO/scripts/check-stock.sh"
-	fi
+	# (arm64 and the stock arm64 kernel: cell 6.1/arm64, above)
 fi
 
 p=$((hp + gp + sub_p)) f=$((hf + gf + sub_f)) s=$((hs + gs + sub_s))

@@ -16,6 +16,10 @@
 #                   (cross-built kernel, busybox and QEMU for aarch64;
 #                   scripts/check-arm64.sh sets it).  Read by
 #                   build-kernel.sh and mkinitramfs.sh.
+#   KUW_RELEASE     kernel release of the test kernel: 6.1 (default), 6.12
+#                   or 7.3 (KUNWIND_RELEASE is the same knob).  6.1 builds
+#                   with the host's toolchain (Debian 12), the others in a
+#                   Debian 13 root (kuw_toolchain_root).
 
 set -euo pipefail
 
@@ -43,6 +47,13 @@ x86_64 | x86) KUW_ARCH=x86_64 ;;
 arm64 | aarch64) KUW_ARCH=arm64 ;;
 *) die "KUW_ARCH=$KUW_ARCH: x86_64 or arm64" ;;
 esac
+
+KUW_RELEASE=${KUW_RELEASE:-${KUNWIND_RELEASE:-6.1}}
+case $KUW_RELEASE in
+6.1 | 6.12 | 7.3) ;;
+*) die "KUW_RELEASE=$KUW_RELEASE: 6.1, 6.12 or 7.3" ;;
+esac
+export KUW_RELEASE
 
 # kuw_dur SECONDS: "4m05s" (or "35s").
 kuw_dur() {
@@ -297,6 +308,22 @@ kuw_qemu_arm64() {
 	return "$rc"
 }
 
+# kuw_kmake KDIR ARG...: make -C KDIR ARG... (an out-of-tree module
+# build) with the toolchain the test kernel of $KUW_RELEASE was built with:
+# the host's for 6.1, the Debian 13 root's (gcc-14) for the others; with
+# ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- when KUW_ARCH=arm64.
+kuw_kmake() {
+	local kdir=$1 root='' xa=()
+	shift
+	[ "$KUW_ARCH" != arm64 ] ||
+		xa=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	if [ "$KUW_RELEASE" != 6.1 ]; then
+		root=$(kuw_toolchain_root "$KUW_RELEASE")
+		[ "$KUW_ARCH" != arm64 ] || xa+=(CC=aarch64-linux-gnu-gcc-14)
+	fi
+	kuw_in_root "$root" make -C "$kdir" "${xa[@]}" "$@"
+}
+
 # kuw_build_modules KDIR WORK [MAKE ARG...]: copy the repository to
 # WORK/src (the work tree may be shared, and out-of-tree builds write
 # objects next to the sources) and build kunwind.ko and the test modules
@@ -309,10 +336,7 @@ kuw_build_modules() {
 		--exclude='*.ko' --exclude='.*.cmd' "$REPO/" "$work/src/"
 	kuw_ticker_start "building kunwind.ko and kunit/*.ko" \
 		kuw_kbuild_status "$work/modules.log"
-	local xa=()
-	[ "$KUW_ARCH" != arm64 ] ||
-		xa=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
-	if ! make -C "$kdir" "${xa[@]}" M="$work/src" -j"$JOBS" "$@" modules \
+	if ! kuw_kmake "$kdir" M="$work/src" -j"$JOBS" "$@" modules \
 		>"$work/modules.log" 2>&1; then
 		kuw_ticker_stop
 		cat "$work/modules.log" >&2

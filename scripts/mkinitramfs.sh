@@ -21,19 +21,29 @@ shift 2
 set -- "/etc/kuw-common.sh=$REPO/scripts/init/common.sh" \
 	"/etc/kuw-ktap.sh=$REPO/scripts/init/ktap.sh" "$@"
 
-# gen_init_cpio: one C file from the kernel source; build it once into the
-# cache (works for the stock-kernel check too, which has no kernel tree).
-gic="$CACHE/bin/gen_init_cpio"
+# gen_init_cpio: one C file from the kernel source of the release under
+# test (KUW_RELEASE); built once per release into the cache (works for the
+# stock-kernel check too, which has no kernel tree).  6.1's is where it
+# always was; the others are gen_init_cpio-<rel>.
+rel=$KUW_RELEASE
+if [ "$rel" = 6.1 ]; then
+	gic="$CACHE/bin/gen_init_cpio"
+else
+	gic="$CACHE/bin/gen_init_cpio-$rel"
+fi
 if [ ! -x "$gic" ]; then
 	mkdir -p "$CACHE/bin"
-	srcf=$(find "$CACHE"/src -maxdepth 3 -path '*/linux-6.1-*/usr/gen_init_cpio.c' 2>/dev/null | head -n 1 || true)
+	srcf=$(find "$CACHE"/src -maxdepth 3 -path "*/linux-$rel-*/usr/gen_init_cpio.c" 2>/dev/null | head -n 1 || true)
 	if [ -n "$srcf" ]; then
-		cp "$srcf" "$CACHE/bin/gen_init_cpio.c"
+		cp "$srcf" "$gic.c"
+	elif [ "$rel" = 6.1 ]; then
+		tar -xJOf "$(kuw_tarball)" linux-source-6.1/usr/gen_init_cpio.c >"$gic.c"
 	else
-		tar -xJOf "$(kuw_tarball)" linux-source-6.1/usr/gen_init_cpio.c \
-			>"$CACHE/bin/gen_init_cpio.c"
+		tar -xJOf "$(kuw_source_tarball "$rel")" \
+			"linux-source-$rel/usr/gen_init_cpio.c" >"$gic.c"
 	fi
-	gcc -O2 -o "$gic" "$CACHE/bin/gen_init_cpio.c"
+	gcc -O2 -o "$gic.tmp" "$gic.c"
+	mv -f "$gic.tmp" "$gic"
 fi
 
 bb=

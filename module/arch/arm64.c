@@ -421,7 +421,8 @@ static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 	if (KUW_A64_META_RECORDS) {
 		if (!fp_ok || fp != sp + offsetof(struct pt_regs, stackframe))
 			return -KUW_E_NOINFO;
-		return kuw_record_step(s, sp, fp);
+		/* kuw_regs_step() checks the record: zeros, the right type */
+		return kuw_meta_step(s, fp);
 	}
 	if (copy_from_kernel_nofault(&insn, (void *)(unsigned long)(pc - 4), 4) ||
 	    (insn & 0xfc000000) != 0x94000000)	/* bl */

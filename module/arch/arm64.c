@@ -56,8 +56,27 @@ static unsigned long kuw_kimage[2];	/* [_text, _end) */
 static unsigned long KUW_FN(ftrace_graph_ret_addr);
 static unsigned long KUW_FN(kretprobe_find_ret_addr);
 unsigned long kuw_a64_tramp[2];
+/* 6.1's kretprobe trampoline, which calls its handler (later: a BRK) */
+static unsigned long kuw_krp_call[2];
 /* without _end (no CONFIG_KALLSYMS_ALL): the module tree is asked */
 static unsigned long KUW_FN(is_module_address);
+
+/*
+ * Up to 6.1 __kretprobe_trampoline starts with "sub sp, sp, #PT_REGS_SIZE",
+ * saves a pt_regs there and calls its handler; later it is one BRK.  The
+ * code itself says which (kprobes_trampoline.S: no header differs).
+ */
+static void kuw_a64_krp_init(void)
+{
+	u32 insn;
+
+	BUILD_BUG_ON(sizeof(struct pt_regs) >= 4096);
+	if (!kuw_a64_tramp[1] ||
+	    copy_from_kernel_nofault(&insn, (void *)kuw_a64_tramp[1], 4) ||
+	    insn != (0xd10003ffU | (u32)sizeof(struct pt_regs) << 10))
+		return;
+	kuw_lookup_range("__kretprobe_trampoline", kuw_krp_call);
+}
 
 /**
  * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
@@ -93,6 +112,7 @@ int kuw_arch_init(void)
 	if (kuw_a64_tramp[1])
 		KUW_FN(kretprobe_find_ret_addr) =
 			kuw_lookup_fn("kretprobe_find_ret_addr");
+	kuw_a64_krp_init();
 	return 0;
 }
 
@@ -430,6 +450,30 @@ static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 	return kuw_regs_step(s, sp);
 }
 
+/*
+ * A return address in 6.1's kretprobe trampoline, into which the probed
+ * function returned: the pt_regs it saved (x29 = its regs[29], sp = its
+ * end, x30 = the trampoline) are the registers of that moment; the pc is
+ * the trampoline, translated to the real return address.
+ */
+static int kuw_krp_step(struct kunwind_state *s, u64 fp)
+{
+	u64 at = fp - offsetof(struct pt_regs, regs[29]);
+	struct pt_regs regs;
+
+	if ((fp & 7) || kuw_read_mem(s, at, &regs, sizeof(regs)) ||
+	    regs.sp != at + sizeof(regs) ||
+	    kuw_ptrauth_strip(regs.regs[30]) != kuw_a64_tramp[1])
+		return -KUW_E_NOINFO;
+	kuw_arch_regs_from_pt(&s->regs, &regs);
+	s->regs.r[KUW_REG_PC] = regs.regs[30];
+	s->signal = true;
+	s->how = KUNWIND_FRAME_PT_REGS;
+	s->reliable = false;
+	kuw_arch_ret_addr(s);
+	return 0;
+}
+
 /**
  * kuw_arch_boundary_step() - step a frame the tables could not step
  * @s: the unwind, at the frame (pc, sp) with the tables' attempt undone
@@ -455,6 +499,8 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 		return -KUW_E_END;
 	if (!fp_ok)
 		return -KUW_E_NOINFO;
+	if (kuw_in(kuw_krp_call, look) && !signal)
+		return kuw_krp_step(s, fp);
 	if (kuw_in(kuw_irq_call, look)) {
 		/* the record is on the task stack: leave the IRQ stack */
 		ret = kuw_record_step(s, 0, fp);

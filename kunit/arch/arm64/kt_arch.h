@@ -162,7 +162,7 @@ static inline void kt_abi_entry_rule(struct kunit *test,
 #define KT_NMI_DONE		0
 #define KT_NMI_HANDLED		1
 #define kt_nmi_register(fn, name) ((void)(fn), (void)(name), -EOPNOTSUPP)
-#define kt_nmi_unregister(name)	do { } while (0)
+#define kt_nmi_unregister(name)	((void)(name))
 #define kt_nmi_self()		do { } while (0)
 
 #endif /* KUNWIND_KUNIT_KT_ARCH_H */

@@ -120,7 +120,8 @@ kuw_root_pkgs() {
 	[ "$1" = bookworm ] || gcc=gcc-14
 	echo "$gcc gcc make libc6-dev libelf-dev bc flex bison kmod python3 perl" \
 		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch" \
-		"$gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu file"
+		"$gcc-aarch64-linux-gnu gcc-aarch64-linux-gnu" \
+		"binutils-aarch64-linux-gnu file"
 }
 
 kuw_toolchain_root() {

@@ -119,7 +119,7 @@ kuw_root_pkgs() {
 	fi
 	[ "$1" = bookworm ] || gcc=gcc-14
 	echo "$gcc gcc make libc6-dev libelf-dev bc flex bison kmod python3 perl" \
-		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch" \
+		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch sparse" \
 		"$gcc-aarch64-linux-gnu gcc-aarch64-linux-gnu" \
 		"binutils-aarch64-linux-gnu file"
 }

@@ -719,7 +719,7 @@ int kuw_sfr_walk_ext(const struct kuw_obj *o, const struct kuw_sec *s,
 		.s = s, .h = &h, .sink = sink, .ext = ext, .st = st,
 		.rule = &r, .d = d,
 	};
-	struct sfr_fde f;
+	struct sfr_fde f = { 0 };
 	u64 total = 0;
 	u32 i;
 	int err;

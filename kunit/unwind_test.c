@@ -499,7 +499,10 @@ static void kt_regs_sframe(struct kunit *test)
 
 /* ---- blobs the kernel must refuse ---- */
 
-/* The running kernel's build id, as /sys/kernel/notes gives it. */
+/*
+ * The running kernel's build id, as /sys/kernel/notes gives it (opened
+ * from PID 1's root: a KUnit case runs in a kernel thread).
+ */
 static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
 {
 	const u8 *p;
@@ -512,7 +515,7 @@ static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
 	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	f = filp_open("/sys/kernel/notes", O_RDONLY, 0);
+	f = kuw_filp_open_init("/sys/kernel/notes", O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, 4096, &pos);

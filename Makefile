@@ -117,8 +117,10 @@ bench:
 check-headers:
 	@scripts/check-headers.sh
 
+# RELEASE=6.12|7.3, ARCH=arm64: against that test kernel's tree
 lint:
-	@scripts/lint.sh
+	@env -u ARCH -u MAKEFLAGS KUW_RELEASE=$(or $(RELEASE),6.1) \
+		KUW_ARCH=$(or $(ARCH),x86_64) scripts/lint.sh
 
 clean:
 	rm -rf $(B)

@@ -11,7 +11,9 @@
  * from the first frame both traces share they are the same frame for frame
  * to the end, and that the reliable flag is what arch_stack_walk_reliable()
  * would say: true for a sleeping task (user or kernel thread), false once
- * a kernel-mode interrupt or exception frame was crossed.
+ * a kernel-mode interrupt or exception frame was crossed; where the kernel
+ * has that function (kt_ref_reliable(): arm64 since 6.17), also what it
+ * says on the same stack.
  *
  * Contexts: a sleeping user task (pid 1, the test bed's /init waiting for
  * insmod), a sleeping kthread, a hard IRQ (hrtimer), a softirq (timer),
@@ -20,7 +22,8 @@
  * pre-handler (an exception), from the probe's pt_regs at a function's
  * first instruction, where frame pointers miss the caller (asserted where
  * the kernel's unwinder follows them: the x86_64 fp kernel, arm64), and
- * through a kretprobe's trampoline (the real caller must show).
+ * through a kretprobe's trampoline (the real caller must show), from the
+ * probed function and from the return handler.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -44,6 +47,16 @@
 
 #define CT_MAX	96
 
+#ifndef KT_KRP_HANDLER_WALK
+/* kunwind crosses the kretprobe trampoline from the return handler */
+#define KT_KRP_HANDLER_WALK	0
+#endif
+
+#ifndef kt_ref_reliable
+/* no reliable walk of the kernel's to compare with (kt_arch.h) */
+#define kt_ref_reliable(task)	((void)(task), -1)
+#endif
+
 struct ct_trace {
 	unsigned long pc[CT_MAX];	/* kunwind */
 	u8 how[CT_MAX];
@@ -52,6 +65,7 @@ struct ct_trace {
 	bool reliable;
 	unsigned long kpc[CT_MAX];	/* the kernel's unwinder */
 	unsigned int kn;
+	int kreliable;	/* its reliable walk: 1, 0, or -1 (none, or regs) */
 };
 
 /* kunwind alone, then the kernel's unwinder, from the same point. */
@@ -71,6 +85,7 @@ static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
 	t->err = kunwind_stop_reason(&st);
 	t->reliable = kunwind_reliable(&st);
 	t->kn = kt_ref_walk(task, regs, t->kpc, CT_MAX);
+	t->kreliable = regs ? -1 : kt_ref_reliable(task);
 	barrier();
 }
 
@@ -164,12 +179,20 @@ static void ct_expect(struct kunit *test, const struct ct_trace *t,
 		KUNIT_EXPECT_EQ(test, same, k);
 	}
 	KUNIT_EXPECT_EQ(test, t->reliable, reliable);
+	/* where the kernel has a reliable walk, it must agree */
+	if (t->kreliable >= 0)
+		KUNIT_EXPECT_EQ_MSG(test, t->reliable, (bool)t->kreliable,
+				    "arch_stack_walk_reliable() says %s",
+				    t->kreliable ? "reliable" : "unreliable");
 	ok = found && same == k && t->n - i == t->kn - j &&
-	     t->err == -KUW_E_END && t->reliable == reliable;
+	     t->err == -KUW_E_END && t->reliable == reliable &&
+	     (t->kreliable < 0 || t->reliable == t->kreliable);
 	if (!ok)
 		ct_dump(test, t);
-	kunit_info(test, "frames: kunwind %u (common from %u), kernel %u (from %u), %s\n",
-		   t->n, i, t->kn, j, t->reliable ? "reliable" : "unreliable");
+	kunit_info(test, "frames: kunwind %u (common from %u), kernel %u (from %u), %s%s\n",
+		   t->n, i, t->kn, j, t->reliable ? "reliable" : "unreliable",
+		   t->kreliable < 0 ? "" : t->kreliable ?
+		   " (kernel: reliable)" : " (kernel: unreliable)");
 }
 
 /* The chain's frames, in order, from where its leaf was called. */
@@ -590,8 +613,15 @@ static void ct_kprobe(struct kunit *test)
 
 /* ---- a kretprobe on kuw_chain_f2: its return address is a trampoline ---- */
 
+/* the walk from inside the return handler, once */
+static struct ct_trace *ct_krp_ret;
+
 static int ct_krp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	struct ct_trace *t = xchg(&ct_krp_ret, NULL);
+
+	if (t)
+		ct_walk(t, NULL, NULL);
 	return 0;
 }
 
@@ -604,21 +634,26 @@ static noinline int ct_krp_leaf(struct kuw_chain *c)
 static void ct_kretprobe(struct kunit *test)
 {
 	struct ct_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct ct_trace *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct kretprobe *krp = kunit_kzalloc(test, sizeof(*krp), GFP_KERNEL);
 	struct kuw_chain c = { .leaf = ct_krp_leaf, .alloca_n = 16 };
 	unsigned int i;
+	int at;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, krp);
 	if (!IS_ENABLED(CONFIG_KRETPROBES))
 		kunit_skip(test, "no CONFIG_KRETPROBES");
 	krp->kp.addr = (kprobe_opcode_t *)kuw_chain_f2;
 	krp->handler = ct_krp_handler;
 	krp->maxactive = 4;
+	WRITE_ONCE(ct_krp_ret, h);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(krp), 0);
 	c.priv = t;
 	kuw_chain_run(&c);
 	unregister_kretprobe(krp);
+	WRITE_ONCE(ct_krp_ret, NULL);
 	KUNIT_EXPECT_EQ(test, krp->nmissed, 0);
 	for (i = 0; i < t->n; i++)
 		KUNIT_EXPECT_FALSE_MSG(test,
@@ -627,6 +662,28 @@ static void ct_kretprobe(struct kunit *test)
 				       "frame %u is the trampoline", i);
 	ct_expect_chain(test, t);
 	ct_expect(test, t, true);
+
+	/*
+	 * From the return handler: f2 has returned into the trampoline,
+	 * whose handler runs called from it (x86 rethook, 6.1 arm64: a
+	 * frame in the trampoline shows) or in the exception its BRK raised
+	 * (arm64 after 6.1: a pt_regs whose pc is the trampoline, crossed
+	 * as the kernel does).  Either way the chain goes on at f1, where
+	 * f2 returns to.  Not asserted where kt_arch.h says kunwind does not
+	 * cross the trampoline yet (KT_KRP_HANDLER_WALK 0).
+	 */
+	KUNIT_ASSERT_GT(test, h->n, 0U);
+	if (!KT_KRP_HANDLER_WALK) {
+		kunit_info(test, "from the return handler: %u frames, stop: %s (not asserted here)\n",
+			   h->n, kunwind_strerror(h->err));
+		return;
+	}
+	at = ct_find(h, "ct_krp_handler");
+	KUNIT_EXPECT_GE(test, at, 0);
+	KUNIT_EXPECT_GT_MSG(test, ct_find(h, "kuw_chain_f1"), at,
+			    "f1 is not in the trace after the handler");
+	KUNIT_EXPECT_LT(test, ct_find(h, "kuw_chain_f2"), 0);
+	ct_expect(test, h, !ct_crossed_regs(h));
 }
 
 static struct kunit_case kunwind_context_cases[] = {

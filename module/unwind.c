@@ -511,7 +511,9 @@ EXPORT_SYMBOL_GPL(kunwind_reliable);
 
 /**
  * kunwind_rule_for_pc() - the unwind row in force at an address
- * @pc: the address (looked up as is, not as a return address)
+ * @pc: the address (looked up as is, not as a return address; where the
+ *      arch has entry slots before a function's FDE, the row the unwinder
+ *      uses there: kuw_arch_entry_pad_lookup())
  * @src: KUNWIND_SRC_ANY or one enum kuw_src
  * @info: filled with the owner, source, row start and a copy of the rule
  *
@@ -529,6 +531,12 @@ int kunwind_rule_for_pc(unsigned long pc, u8 src,
 	memset(info, 0, sizeof(*info));
 	rcu_read_lock();
 	ret = kuw_registry_lookup(pc, src, &e, &t, &r, &row);
+	if (ret && e) {
+		/* the row the unwinder uses in entry slots before an FDE */
+		struct kunwind_state s = { .src = src };
+
+		ret = kuw_arch_entry_pad_lookup(&s, e, pc, &t, &r, &row);
+	}
 	if (!ret) {
 		strscpy(info->owner, e->name, sizeof(info->owner));
 		info->src = t->src;

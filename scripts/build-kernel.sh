@@ -67,7 +67,7 @@ rel=$KUW_RELEASE
 if [ "$rel" = 6.1 ]; then
 	rel_tag=		# 6.1 keys stay what they were
 	rpfx=
-	root=
+	root=$(kuw_toolchain_root 6.1)	# "" on a Debian 12 host
 	tarball=$(kuw_tarball)
 else
 	patches=("$REPO/scripts/patches/$rel/$KUW_ARCH"/*.patch)

@@ -31,9 +31,12 @@ export KUW_ARCH=arm64	# build-kernel.sh and mkinitramfs.sh read it too
 t0=$(date +%s)
 stamp() { log "[$(( $(date +%s) - t0 ))s] $*"; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-arm64.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-LOGDIR="$CACHE/logs"
-mkdir -p "$LOGDIR"
+# Logs are written in this run's directory and copied to the cache's logs/
+# at the end (as scripts/check.sh does): runs from several work trees share
+# the cache, and a log another run rewrites under us would be parsed as ours.
+LOGDIR="$WORK/logs"
+mkdir -p "$LOGDIR" "$CACHE/logs"
+trap 'cp -f "$LOGDIR"/* "$CACHE/logs/" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 NTESTS=11	# and the guest's own results, counted by scripts/ktap.py
 tn=0 np=0 nf=0 ns=0
@@ -243,7 +246,6 @@ read -r gp gf gs < <(printf '%s\n' "$gsum" | tail -n 1 |
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
 echo "# guest: $gp passed, $gf failed, $gs skipped"
 np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
-cp -f "$guestlog" "$LOGDIR/" 2>/dev/null || true
 
 stamp "done"
 summary

@@ -38,7 +38,7 @@
 #
 #   make check                  KUNWIND_CELLS_DEFAULT: 6.1 x86_64 and arm64
 #                               (steps 1-10), 7.3 x86_64 (a cold run stays
-#                               under an hour on 2 cores: README, "Kernel
+#                               under an hour on 2 cores: docs/testbed.md, "Kernel
 #                               releases and the test matrix")
 #   make check RELEASE=R        every arch of release R
 #   make check ARCH=A           every default cell of arch A

@@ -119,8 +119,9 @@ kuw_root_pkgs() {
 	fi
 	[ "$1" = bookworm ] || gcc=gcc-14
 	echo "$gcc gcc make libc6-dev libelf-dev bc flex bison kmod python3 perl" \
-		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch" \
-		"$gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu file"
+		"libssl-dev dwarves cpio xz-utils rsync binutils ccache patch sparse" \
+		"$gcc-aarch64-linux-gnu gcc-aarch64-linux-gnu" \
+		"binutils-aarch64-linux-gnu file"
 }
 
 kuw_toolchain_root() {

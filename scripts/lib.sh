@@ -125,11 +125,15 @@ kuw_kbuild_status() {
 }
 
 # Debian packages the test bed needs.  Installed with apt-get when missing
-# (root only); otherwise we stop and say what is missing.
-KUW_PKGS="linux-source-6.1 qemu-system-x86 busybox-static bc flex bison
+# (root only); otherwise we stop and say what is missing.  The same names
+# on Debian 12 and 13: the kernel sources come through the private apt
+# configuration (kuw_source_tarball; Debian 13 has no linux-source-6.1),
+# and each release's kernel is built with its own Debian's compiler
+# (kuw_toolchain_root).
+KUW_PKGS="qemu-system-x86 busybox-static bc flex bison
 libelf-dev libssl-dev dwarves cpio xz-utils kmod make rsync python3 ccache
 gcc libc6-dev binutils patch git binutils-aarch64-linux-gnu clang lld llvm
-libclang-rt-14-dev"
+libclang-rt-dev debootstrap"
 
 # On top of KUW_PKGS for KUW_ARCH=arm64: the cross compiler and QEMU's
 # aarch64 system emulator.  The arm64 busybox is downloaded, not installed
@@ -211,12 +215,11 @@ kuw_busybox_arm64() {
 	echo "$bb"
 }
 
-# The kernel source tarball shipped by linux-source-6.1.
+# The kernel source tarball of linux-source-6.1: the installed package's
+# (Debian 12 hosts), else downloaded once through the private apt
+# configuration (a Debian 13 host's apt has no linux-source-6.1).
 kuw_tarball() {
-	local t
-	t=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null || true)
-	[ -n "$t" ] || die "/usr/src/linux-source-6.1.tar.xz not found (package linux-source-6.1)"
-	echo "$t"
+	kuw_source_tarball 6.1
 }
 
 # Host TSC frequency in kHz, for tsc_early_khz= (under TCG the guest's TSC
@@ -310,15 +313,16 @@ kuw_qemu_arm64() {
 
 # kuw_kmake KDIR ARG...: make -C KDIR ARG... (an out-of-tree module
 # build) with the toolchain the test kernel of $KUW_RELEASE was built with:
-# the host's for 6.1, the Debian 13 root's (gcc-14) for the others; with
+# Debian 12's for 6.1 (the host's, or a bookworm root on another host),
+# the Debian 13 root's (gcc-14) for the others; with
 # ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- when KUW_ARCH=arm64.
 kuw_kmake() {
 	local kdir=$1 root='' xa=()
 	shift
 	[ "$KUW_ARCH" != arm64 ] ||
 		xa=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	root=$(kuw_toolchain_root "$KUW_RELEASE")
 	if [ "$KUW_RELEASE" != 6.1 ]; then
-		root=$(kuw_toolchain_root "$KUW_RELEASE")
 		[ "$KUW_ARCH" != arm64 ] || xa+=(CC=aarch64-linux-gnu-gcc-14)
 	fi
 	kuw_in_root "$root" make -C "$kdir" "${xa[@]}" "$@"

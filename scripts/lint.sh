@@ -23,7 +23,10 @@
 #
 # The kernel tree comes from scripts/build-kernel.sh, as for make check
 # (built on first use, then reused from the cache), so this works from a
-# fresh clone.  Installs sparse (Debian package) when missing.
+# fresh clone: the test kernel of KUW_RELEASE (make lint RELEASE=7.3; 6.1
+# by default) and KUW_ARCH (ARCH=arm64), whose checkpatch.pl and sparse
+# rules apply.  Installs sparse (Debian package) when missing, also in the
+# Debian root whose compiler builds that release's modules.
 #
 # Prints each finding as FILE:LINE: ..., then one line of counts; exit
 # status 1 on any finding (checkpatch error, warning or check; sparse or
@@ -33,6 +36,14 @@
 
 kuw_deps
 kuw_install sparse
+root=$(kuw_toolchain_root "$KUW_RELEASE")
+if [ -n "$root" ] && [ ! -x "$root/usr/bin/sparse" ]; then
+	log "installing sparse in $root"
+	cp -f /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+	kuw_in_root "$root" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get -qq update &&
+		DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends sparse >/dev/null' ||
+		die "could not install sparse in $root"
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-lint.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 

@@ -14,15 +14,25 @@
  *     x29;
  *   - exception entry (entry.S, no CFI): every vector calls its C handler
  *     with "mov x0, sp; bl handler", sp = the pt_regs kernel_entry built.
- *     A return address right after that bl in entry text gives the
- *     interrupted registers; a user-mode pt_regs is the end of the stack;
+ *     A return address into entry text gives the interrupted registers;
+ *     a user-mode pt_regs is the end of the stack.  Where the kernel has
+ *     meta frame records (6.13+, KUW_A64_META_RECORDS in arm64.h), x29 is
+ *     the PT_REGS meta record in that pt_regs and only the record decides,
+ *     as for the kernel's own unwinder; before, the bl and sp do;
+ *   - a frame record of two zeros (reached by frame pointer): a task's
+ *     last record at its top pt_regs (every release), or a PT_REGS meta
+ *     record, crossed to its pt_regs;
  *   - the end: a task's sp at its top pt_regs (ret_from_fork, user entry);
  *     an idle task's secondary_startup / __primary_switched bottom;
  *   - pointer authentication: return addresses are stripped of their PAC
  *     (kuw_arch_ret_addr() in arm64.h) before any lookup;
  *   - return_to_handler and the kretprobe trampoline are translated with
  *     the kernel's records, keyed by the caller's frame pointer as the
- *     kernel's own unwinder keys them.
+ *     kernel's own unwinder keys them, also as a pt_regs' pc (the BRK
+ *     kretprobe trampoline after 6.1).
+ *
+ * The reliable flag is what arch_stack_walk_reliable() says where arm64
+ * has one (6.17+): lost at every exception boundary.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -46,8 +56,27 @@ static unsigned long kuw_kimage[2];	/* [_text, _end) */
 static unsigned long KUW_FN(ftrace_graph_ret_addr);
 static unsigned long KUW_FN(kretprobe_find_ret_addr);
 unsigned long kuw_a64_tramp[2];
+/* 6.1's kretprobe trampoline, which calls its handler (later: a BRK) */
+static unsigned long kuw_krp_call[2];
 /* without _end (no CONFIG_KALLSYMS_ALL): the module tree is asked */
 static unsigned long KUW_FN(is_module_address);
+
+/*
+ * Up to 6.1 __kretprobe_trampoline starts with "sub sp, sp, #PT_REGS_SIZE",
+ * saves a pt_regs there and calls its handler; later it is one BRK.  The
+ * code itself says which (kprobes_trampoline.S: no header differs).
+ */
+static void kuw_a64_krp_init(void)
+{
+	u32 insn;
+
+	BUILD_BUG_ON(sizeof(struct pt_regs) >= 4096);
+	if (!kuw_a64_tramp[1] ||
+	    copy_from_kernel_nofault(&insn, (void *)kuw_a64_tramp[1], 4) ||
+	    insn != (0xd10003ffU | (u32)sizeof(struct pt_regs) << 10))
+		return;
+	kuw_lookup_range("__kretprobe_trampoline", kuw_krp_call);
+}
 
 /**
  * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
@@ -83,6 +112,7 @@ int kuw_arch_init(void)
 	if (kuw_a64_tramp[1])
 		KUW_FN(kretprobe_find_ret_addr) =
 			kuw_lookup_fn("kretprobe_find_ret_addr");
+	kuw_a64_krp_init();
 	return 0;
 }
 
@@ -312,13 +342,78 @@ int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
 	return -KUW_E_BADRA;
 }
 
+/*
+ * The interrupted registers in the pt_regs at @at (an exception entry's, or
+ * a task's top one).  Where the kernel has meta frame records, the record
+ * in that pt_regs must say so: PT_REGS for a kernel-mode exception, FINAL
+ * for the entry from user space.
+ */
+static int kuw_regs_step(struct kunwind_state *s, u64 at)
+{
+	struct pt_regs regs;
+
+	if (kuw_read_mem(s, at, &regs, sizeof(regs)))
+		return -KUW_E_BADSTACK;
+#if KUW_A64_META_RECORDS
+	if (regs.stackframe.record.fp || regs.stackframe.record.lr ||
+	    regs.stackframe.type != (user_mode(&regs) ? FRAME_META_TYPE_FINAL :
+				     FRAME_META_TYPE_PT_REGS))
+		return -KUW_E_NOINFO;
+#endif
+	if (user_mode(&regs))
+		return at == (unsigned long)task_pt_regs(s->task) ?
+		       -KUW_E_END : -KUW_E_BADSP;
+	kuw_arch_regs_from_pt(&s->regs, &regs);
+	s->signal = true;
+	s->how = KUNWIND_FRAME_PT_REGS;
+	s->reliable = false;	/* an exception or interrupt in the kernel */
+	/*
+	 * After 6.1 the kretprobe trampoline is a BRK: its handler runs in
+	 * an exception whose pc is the trampoline.  Translated, keyed by the
+	 * interrupted x29, as the kernel's unwinder does after a pt_regs.
+	 */
+	kuw_arch_ret_addr(s);
+	return 0;
+}
+
+/*
+ * A record of two zeros at @fp: the end of the chain at a task's top
+ * pt_regs (every release: ret_from_fork's, the idle tasks' and user
+ * entry's record), or, with meta records, the PT_REGS record of a
+ * kernel-mode exception, crossed to the registers it interrupted as the
+ * kernel's own unwinder crosses it (kunwind_next_frame_record_meta()).
+ */
+static int kuw_meta_step(struct kunwind_state *s, u64 fp)
+{
+	u64 top = (unsigned long)&task_pt_regs(s->task)->stackframe;
+	u64 type = 0;
+
+	if (KUW_A64_META_RECORDS &&
+	    kuw_read_mem(s, fp + 16, &type, sizeof(type)))
+		return -KUW_E_NOINFO;
+	if (fp == top)
+		return !KUW_A64_META_RECORDS || type == KUW_A64_META_FINAL ?
+		       -KUW_E_END : -KUW_E_NOINFO;
+	if (KUW_A64_META_RECORDS && type == KUW_A64_META_PT_REGS)
+		return kuw_regs_step(s, fp - offsetof(struct pt_regs,
+						      stackframe));
+	return -KUW_E_NOINFO;
+}
+
 /* Follow the frame record at @fp: sp = fp + 16, pc = lr, x29 = saved. */
 static int kuw_record_step(struct kunwind_state *s, u64 sp, u64 fp)
 {
 	u64 rec[2];
 
-	if (fp < sp || (fp & 15) || kuw_read_mem(s, fp, rec, sizeof(rec)))
+	/*
+	 * 8-aligned, as the kernel's unwinder asks: records in a pt_regs
+	 * are (7.3's meta record at 296, 6.1's kretprobe trampoline's at
+	 * regs[29])
+	 */
+	if (fp < sp || (fp & 7) || kuw_read_mem(s, fp, rec, sizeof(rec)))
 		return -KUW_E_NOINFO;
+	if (!rec[0] && !rec[1])
+		return kuw_meta_step(s, fp);
 	s->regs.valid = BIT_ULL(KUW_REG_SP) | BIT_ULL(KUW_REG_PC) |
 			BIT_ULL(KUW_REG_FP) | (s->regs.valid & GENMASK_ULL(28, 19));
 	s->regs.lazy = 0;
@@ -327,28 +422,55 @@ static int kuw_record_step(struct kunwind_state *s, u64 sp, u64 fp)
 	s->regs.r[KUW_REG_SP] = fp + 16;
 	s->signal = false;
 	kuw_arch_ret_addr(s);
+	s->how = KUNWIND_FRAME_FP;
 	return 0;
 }
 
-/* After "bl handler" in entry text, with sp = the pt_regs. */
-static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp)
+/*
+ * A return address into entry text: the vector called its C handler with
+ * "mov x0, sp; bl handler" (sp = the pt_regs kernel_entry built, x29 = the
+ * meta record in it where the kernel has them).  With meta records the
+ * record decides, as it does for the kernel's unwinder; before them, the
+ * bl before the return address and sp do.
+ */
+static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
+			  bool fp_ok)
 {
-	struct pt_regs regs;
 	u32 insn;
 
+	if (KUW_A64_META_RECORDS) {
+		if (!fp_ok || fp != sp + offsetof(struct pt_regs, stackframe))
+			return -KUW_E_NOINFO;
+		/* kuw_regs_step() checks the record: zeros, the right type */
+		return kuw_meta_step(s, fp);
+	}
 	if (copy_from_kernel_nofault(&insn, (void *)(unsigned long)(pc - 4), 4) ||
 	    (insn & 0xfc000000) != 0x94000000)	/* bl */
 		return -KUW_E_NOINFO;
-	if (kuw_read_mem(s, sp, &regs, sizeof(regs)))
-		return -KUW_E_BADSTACK;
-	if (user_mode(&regs))
-		return sp == (unsigned long)task_pt_regs(s->task) ?
-		       -KUW_E_END : -KUW_E_BADSP;
+	return kuw_regs_step(s, sp);
+}
+
+/*
+ * A return address in 6.1's kretprobe trampoline, into which the probed
+ * function returned: the pt_regs it saved (x29 = its regs[29], sp = its
+ * end, x30 = the trampoline) are the registers of that moment; the pc is
+ * the trampoline, translated to the real return address.
+ */
+static int kuw_krp_step(struct kunwind_state *s, u64 fp)
+{
+	u64 at = fp - offsetof(struct pt_regs, regs[29]);
+	struct pt_regs regs;
+
+	if ((fp & 7) || kuw_read_mem(s, at, &regs, sizeof(regs)) ||
+	    regs.sp != at + sizeof(regs) ||
+	    kuw_ptrauth_strip(regs.regs[30]) != kuw_a64_tramp[1])
+		return -KUW_E_NOINFO;
 	kuw_arch_regs_from_pt(&s->regs, &regs);
-	s->regs.r[KUW_REG_PC] = kuw_ptrauth_strip(regs.pc);
+	s->regs.r[KUW_REG_PC] = regs.regs[30];
 	s->signal = true;
 	s->how = KUNWIND_FRAME_PT_REGS;
-	s->reliable = false;	/* an exception or interrupt in the kernel */
+	s->reliable = false;
+	kuw_arch_ret_addr(s);
 	return 0;
 }
 
@@ -371,25 +493,25 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 	int ret;
 
 	if (kuw_in(kuw_entry_text, look) && !signal)
-		return kuw_entry_step(s, pc, sp);
+		return kuw_entry_step(s, pc, sp, fp, fp_ok);
 	if (is_idle_task(s->task) &&
 	    (kuw_in(kuw_idle[0], look) || kuw_in(kuw_idle[1], look)))
 		return -KUW_E_END;
 	if (!fp_ok)
 		return -KUW_E_NOINFO;
+	if (kuw_in(kuw_krp_call, look) && !signal)
+		return kuw_krp_step(s, fp);
 	if (kuw_in(kuw_irq_call, look)) {
 		/* the record is on the task stack: leave the IRQ stack */
 		ret = kuw_record_step(s, 0, fp);
-		if (!ret)
+		if (!ret && s->how == KUNWIND_FRAME_FP)
 			s->how = KUNWIND_FRAME_CFI;
 		return ret;
 	}
 	/* code without tables that keeps a frame record */
 	ret = kuw_record_step(s, sp, fp);
-	if (!ret) {
-		s->how = KUNWIND_FRAME_FP;
+	if (!ret)
 		s->reliable = false;
-	}
 	return ret;
 }
 

@@ -4,6 +4,7 @@
 #define KUNWIND_ARCH_ARM64_H
 
 #include <asm/pointer_auth.h>
+#include <asm/ptrace.h>
 #include "arch.h"
 #include "compat.h"
 
@@ -11,6 +12,23 @@
 #define KUW_REG_PC	KUW_A64_PC
 #define KUW_REG_SP	KUW_A64_SP
 #define KUW_REG_FP	KUW_A64_X29
+
+/*
+ * Meta frame records (since 6.13): exception entry leaves a frame record of
+ * two zeros in pt_regs with a type after it, FRAME_META_TYPE_PT_REGS for a
+ * kernel-mode exception, FRAME_META_TYPE_FINAL at a task's top pt_regs.
+ * 6.1 and 6.12 have none: their kernel-mode entry writes a plain record
+ * {x29, elr} there.  Decided by the probe arm64_frame_meta
+ * (module/compat/probes/).
+ */
+#define KUW_A64_META_RECORDS	KUW_HAVE_ARM64_FRAME_META
+#if KUW_A64_META_RECORDS
+#define KUW_A64_META_FINAL	FRAME_META_TYPE_FINAL
+#define KUW_A64_META_PT_REGS	FRAME_META_TYPE_PT_REGS
+#else
+#define KUW_A64_META_FINAL	1	/* never compared without them */
+#define KUW_A64_META_PT_REGS	2
+#endif
 
 /*
  * A leaf, or a function stopped before its prologue, has CFA = sp and its

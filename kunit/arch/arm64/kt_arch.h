@@ -9,6 +9,9 @@
  *                        with kallsyms_lookup_name())
  *   KT_REF_FRAME_RECORDS it follows frame records: it misses the caller of
  *                        a function stopped before it saved its record
+ *   kt_ref_reliable()    arch_stack_walk_reliable(), where arm64 has it
+ *   KT_KRP_HANDLER_WALK  a walk from a kretprobe's return handler reaches
+ *                        the probed function's caller
  *   KT_CAPTURE_REGS()    this function's registers, as an exception saves them
  *   kt_set_regs()        a kernel-mode pt_regs at (pc, sp, fp)
  *   kt_abi_entry_rule()  the ABI's rule at a function's first instruction
@@ -33,6 +36,8 @@
 #define KT_REF_FRAME_RECORDS	1
 /* the outermost frame of a user task asleep in a system call */
 #define KT_USER_ENTRY		"el0t_64_sync"
+/* kunwind crosses the kretprobe trampoline from the return handler */
+#define KT_KRP_HANDLER_WALK	1
 
 struct kt_ref_buf {
 	unsigned long *pcs;
@@ -75,6 +80,34 @@ static noinline unsigned int kt_ref_walk(struct task_struct *task,
 	}
 	return b.n;
 }
+
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+static inline bool kt_ref_take_all(void *cookie, unsigned long pc)
+{
+	return true;
+}
+
+/*
+ * The kernel's reliable walk, arch_stack_walk_reliable() (arm64 has one
+ * since 6.17: it gives up at every exception boundary), of a sleeping
+ * @task or of current from here: 1 when it calls the stack reliable, 0
+ * when not, -1 when it cannot be found.
+ */
+static inline int kt_ref_reliable(struct task_struct *task)
+{
+	static unsigned long KUW_FN(arch_stack_walk_reliable);
+
+	if (!KUW_FN(arch_stack_walk_reliable))
+		KUW_FN(arch_stack_walk_reliable) =
+			kt_lookup_name("arch_stack_walk_reliable");
+	if (!KUW_FN(arch_stack_walk_reliable))
+		return -1;
+	return !kuw_call(arch_stack_walk_reliable, kt_ref_take_all, NULL,
+			 task ? task : current);
+}
+
+#define kt_ref_reliable kt_ref_reliable
+#endif
 
 /*
  * The registers of the function this is expanded in, at this point: pc,
@@ -129,7 +162,7 @@ static inline void kt_abi_entry_rule(struct kunit *test,
 #define KT_NMI_DONE		0
 #define KT_NMI_HANDLED		1
 #define kt_nmi_register(fn, name) ((void)(fn), (void)(name), -EOPNOTSUPP)
-#define kt_nmi_unregister(name)	do { } while (0)
+#define kt_nmi_unregister(name)	((void)(name))
 #define kt_nmi_self()		do { } while (0)
 
 #endif /* KUNWIND_KUNIT_KT_ARCH_H */

@@ -19,12 +19,14 @@
 #include <linux/stacktrace.h>
 #include "kunwind.h"
 #include "kt_arch.h"
+#include "kt_sframe.h"
 #include "chain.c"
 
 #define KT3_MAX	96
 
 struct kt3_trace {
 	unsigned long pc[KT3_MAX];
+	bool rel[KT3_MAX];	/* every frame up to this one from tables */
 	unsigned int n;
 	int err;
 	bool reliable;
@@ -38,8 +40,10 @@ static noinline void kt3_unwind(struct kt3_trace *t, struct pt_regs *regs,
 	t->n = 0;
 	for (__kunwind_start(&st, current, regs, NULL, src); !kunwind_done(&st);
 	     kunwind_next_frame(&st))
-		if (t->n < KT3_MAX)
+		if (t->n < KT3_MAX) {
+			t->rel[t->n] = st.reliable;
 			t->pc[t->n++] = kunwind_get_return_address(&st);
+		}
 	t->err = kunwind_stop_reason(&st);
 	t->reliable = kunwind_reliable(&st);
 	barrier();
@@ -127,7 +131,35 @@ static bool kt3_same_fn(unsigned long a, unsigned long b)
 }
 
 /*
- * The same frames, stop reason and reliability from both tables.
+ * The .sframe walk is reliable.  Where kunwind refused vmlinux's own
+ * .sframe (kt_sframe.h) vmlinux's frames are stepped by the kernel's
+ * unwinder: reliable then up to the first frame past this module's, the
+ * last one this module's SFrame v3 table stepped to, and not as a whole.
+ */
+static bool kt3_expect_reliable(struct kunit *test, const struct kt3_trace *sf)
+{
+	unsigned int k;
+	bool ok;
+
+	if (!kt_vmlinux_sframe_refused()) {
+		KUNIT_EXPECT_TRUE(test, sf->reliable);
+		return sf->reliable;
+	}
+	k = kt_past_module(sf->pc, sf->n);
+	ok = k < sf->n && sf->rel[k];
+	KUNIT_EXPECT_TRUE_MSG(test, ok,
+			      "unreliable before frame %u of %u (the first past this module's)",
+			      k, sf->n);
+	KUNIT_EXPECT_FALSE(test, sf->reliable);
+	kunit_info(test, "vmlinux .sframe refused: reliable through this module's table to frame %u of %u, then the kernel's unwinder\n",
+		   k, sf->n);
+	return ok;
+}
+
+/*
+ * The same frames, stop reason and reliability from both tables (where
+ * vmlinux's .sframe was refused: the same reliability up to the first
+ * frame past this module's, see kt3_expect_reliable()).
  * @skip1: the two walks were started from two calls in the same function
  * (frame 1 is that function, at two return addresses).
  */
@@ -144,7 +176,15 @@ static unsigned int kt3_expect_same(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, same, eh->n);
 	KUNIT_EXPECT_EQ_MSG(test, sf->err, eh->err, ".sframe stopped: %s",
 			    kunwind_strerror(sf->err));
-	KUNIT_EXPECT_EQ(test, sf->reliable, eh->reliable);
+	if (kt_vmlinux_sframe_refused()) {
+		i = kt_past_module(sf->pc, sf->n);
+		KUNIT_EXPECT_LT(test, i, min(sf->n, eh->n));
+		if (i < min(sf->n, eh->n))
+			KUNIT_EXPECT_EQ_MSG(test, sf->rel[i], eh->rel[i],
+					    "reliable at frame %u", i);
+	} else {
+		KUNIT_EXPECT_EQ(test, sf->reliable, eh->reliable);
+	}
 	if (same != eh->n || sf->n != eh->n) {
 		kt3_dump(test, ".sframe", sf->pc, sf->n);
 		kt3_dump(test, ".eh_frame", eh->pc, eh->n);
@@ -173,7 +213,7 @@ static void kt3_chain(struct kunit *test)
 				      kuw_chain_frames_plain[i]);
 	KUNIT_EXPECT_EQ_MSG(test, l->sf.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(l->sf.err));
-	KUNIT_EXPECT_TRUE(test, l->sf.reliable);
+	kt3_expect_reliable(test, &l->sf);
 	/* the kernel's trace starts at the leaf: ours[2..] == ref[1..] */
 	KUNIT_EXPECT_EQ(test, l->sf.n - 2, l->nref - 1);
 	for (i = 0; i + 2 < l->sf.n && i + 1 < l->nref; i++)
@@ -252,7 +292,7 @@ static void kt3_regs(struct kunit *test)
 	KUNIT_EXPECT_GT(test, o->nref, (unsigned int)ARRAY_SIZE(kuw_chain_frames_plain));
 	KUNIT_EXPECT_EQ_MSG(test, o->sf.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(o->sf.err));
-	KUNIT_EXPECT_TRUE(test, o->sf.reliable);
+	kt3_expect_reliable(test, &o->sf);
 	if (same != o->nref) {
 		kt3_dump(test, ".sframe", o->sf.pc, o->sf.n);
 		kt3_dump(test, "kernel", o->ref, o->nref);

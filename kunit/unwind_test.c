@@ -28,6 +28,7 @@
 #include "arch.h"
 #include "blob.h"
 #include "kt_arch.h"
+#include "kt_sframe.h"
 #include "chain.c"
 
 #define KT_MAX	96
@@ -35,6 +36,7 @@
 struct kt_trace {
 	unsigned long pc[KT_MAX];
 	u8 how[KT_MAX];
+	bool rel[KT_MAX];	/* every frame up to this one from tables */
 	unsigned int n;
 	int err;
 	bool reliable;
@@ -51,6 +53,7 @@ static noinline void kt_unwind(struct kt_trace *t, struct task_struct *task,
 	     kunwind_next_frame(&st))
 		if (t->n < KT_MAX) {
 			t->how[t->n] = st.how;
+			t->rel[t->n] = st.reliable;
 			t->pc[t->n++] = kunwind_get_return_address(&st);
 		}
 	t->err = kunwind_stop_reason(&st);
@@ -151,6 +154,34 @@ static void kt_expect_ref(struct kunit *test, const struct kt_leaf *l,
 	}
 }
 
+/*
+ * The trace is reliable: every frame came from tables.  With the source
+ * forced to .sframe on a kernel whose vmlinux .sframe kunwind refused
+ * (kt_sframe.h), vmlinux's frames are stepped by the kernel's unwinder:
+ * then it is reliable up to the first frame past this module's (the last
+ * one the module's own .sframe stepped to), and not as a whole.
+ */
+static bool kt_expect_reliable(struct kunit *test, const struct kt_trace *t,
+			       u8 src)
+{
+	unsigned int k;
+	bool ok;
+
+	if (src != KUW_SRC_SFRAME || !kt_vmlinux_sframe_refused()) {
+		KUNIT_EXPECT_TRUE(test, t->reliable);
+		return t->reliable;
+	}
+	k = kt_past_module(t->pc, t->n);
+	ok = k < t->n && t->rel[k];
+	KUNIT_EXPECT_TRUE_MSG(test, ok,
+			      "unreliable before frame %u of %u (the first past this module's)",
+			      k, t->n);
+	KUNIT_EXPECT_FALSE(test, t->reliable);
+	kunit_info(test, "vmlinux .sframe refused: reliable through this module's table to frame %u of %u, then the kernel's unwinder\n",
+		   k, t->n);
+	return ok;
+}
+
 static noinline __noclone void kt_chain_case(struct kunit *test, u8 src,
 					     bool sig)
 {
@@ -171,8 +202,7 @@ static noinline __noclone void kt_chain_case(struct kunit *test, u8 src,
 				"kt_chain_case");
 	KUNIT_EXPECT_EQ_MSG(test, l->ours.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(l->ours.err));
-	KUNIT_EXPECT_TRUE(test, l->ours.reliable);
-	if (!l->ours.reliable)
+	if (!kt_expect_reliable(test, &l->ours, src))
 		for (i = 0; i < l->ours.n; i++)
 			kunit_info(test, "%2u %pS how %u\n", i,
 				   (void *)l->ours.pc[i], l->ours.how[i]);
@@ -480,7 +510,7 @@ static void kt_regs_case(struct kunit *test, u8 src)
 					      kuw_chain_frames_plain[i]));
 	KUNIT_EXPECT_EQ_MSG(test, o->ours.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(o->ours.err));
-	KUNIT_EXPECT_TRUE(test, o->ours.reliable);
+	kt_expect_reliable(test, &o->ours, src);
 	if (same != o->nref || o->ours.n != o->nref + 1) {
 		kt_dump(test, "kunwind", o->ours.pc, o->ours.n);
 		kt_dump(test, "kernel", o->ref, o->nref);
@@ -499,7 +529,10 @@ static void kt_regs_sframe(struct kunit *test)
 
 /* ---- blobs the kernel must refuse ---- */
 
-/* The running kernel's build id, as /sys/kernel/notes gives it. */
+/*
+ * The running kernel's build id, as /sys/kernel/notes gives it (opened
+ * from PID 1's root: a KUnit case runs in a kernel thread).
+ */
 static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
 {
 	const u8 *p;
@@ -512,7 +545,7 @@ static int kt_kernel_build_id(struct kunit *test, u8 *id, u8 *id_len)
 	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	f = filp_open("/sys/kernel/notes", O_RDONLY, 0);
+	f = kuw_filp_open_init("/sys/kernel/notes", O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, 4096, &pos);

@@ -18,10 +18,15 @@
 #ifndef KUNWIND_COMPAT_H
 #define KUNWIND_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/timer.h>
 #include "kuw_probes.h"
+
+#if KUW_HAVE_SCOPED_WITH_INIT_FS
+#include <linux/fs_struct.h>
+#endif
 
 #if !KUW_HAVE_SANITY
 #error "kunwind: the sanity probe failed: see .kuw-probes/sanity.log"
@@ -172,6 +177,35 @@ static inline int kuw_timer_delete_sync(struct timer_list *timer)
 	return del_timer_sync(timer);
 #else
 #error "kunwind: no timer_delete_sync() nor del_timer_sync() (probes *_timer_*sync)"
+#endif
+}
+
+/**
+ * kuw_filp_open_init() - filp_open() of a path in PID 1's root
+ * @path: an absolute path (kunwind opens sysfs files: /sys/kernel/notes,
+ *	  /sys/module/<name>/...)
+ * @flags: open flags
+ * @mode: mode
+ *
+ * Since the kernel threads' root became an empty nullfs (fs/nullfs.c,
+ * with scoped_with_init_fs() in <linux/fs_struct.h>), a path opened from a
+ * kernel thread (a KUnit case, a worker) is not found: resolve it from PID
+ * 1's root, as the kernel's own kernel_read_file_from_path_initns() does.
+ * Before that, a kernel thread's root is already PID 1's (init_fs).
+ *
+ * Return: the file, or an ERR_PTR().
+ */
+static inline struct file *kuw_filp_open_init(const char *path, int flags,
+					      umode_t mode)
+{
+#if KUW_HAVE_SCOPED_WITH_INIT_FS
+	struct file *f;
+
+	scoped_with_init_fs()
+		f = filp_open(path, flags, mode);
+	return f;
+#else
+	return filp_open(path, flags, mode);
 #endif
 }
 

@@ -208,7 +208,9 @@ static bool kuw_filldir(struct dir_context *ctx, const char *name, int len,
 
 /**
  * kuw_read_file() - read a small sysfs file
- * @path: the file
+ * @path: the file, resolved from PID 1's root (kuw_filp_open_init(): the
+ *	  caller may be a kernel thread, a KUnit case calling
+ *	  kunwind_load_blob() or kunwind_reread_module())
  * @buf: where to put its bytes
  * @len: at most this many
  *
@@ -220,7 +222,7 @@ ssize_t kuw_read_file(const char *path, void *buf, size_t len)
 	loff_t pos = 0;
 	ssize_t n;
 
-	f = filp_open(path, O_RDONLY, 0);
+	f = kuw_filp_open_init(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, len, &pos);
@@ -270,7 +272,7 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 	if (!c.s)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "/sys/module/%s/sections", mod->name);
-	dir = filp_open(path, O_RDONLY | O_DIRECTORY, 0);
+	dir = kuw_filp_open_init(path, O_RDONLY | O_DIRECTORY, 0);
 	if (IS_ERR(dir)) {
 		ret = PTR_ERR(dir);
 		goto out;

@@ -28,7 +28,7 @@ static __attribute__((noinline, no_sanitize_address)) u32 su_copy(u64 from,
 								 u64 to)
 {
 	const volatile u8 *p = (const volatile u8 *)from;
-	u32 i, n = to - from;
+	u32 i, n = to > from ? to - from : 0;
 
 	if (n > sizeof(su_stack))
 		n = sizeof(su_stack);
@@ -112,7 +112,12 @@ static __attribute__((noinline)) u64 su_top(u64 n)
 {
 	volatile u64 anchor = n;
 
-	su.top = (u64)&anchor + 512;
+	/*
+	 * The real stack, not &anchor: with ASan's detect_stack_use_after_return
+	 * (the default of newer libasan, Debian 13's gcc-14) locals live on a
+	 * fake stack elsewhere, and su_copy() would read past the stack's top.
+	 */
+	su.top = (u64)__builtin_frame_address(0) + 512;
 	su.ra[5] = (u64)__builtin_return_address(0);
 	return su_mid(anchor) + 3;
 }

@@ -37,9 +37,10 @@
 # kernel).  Which cells run:
 #
 #   make check                  KUNWIND_CELLS_DEFAULT: 6.1 x86_64 and arm64
-#                               (steps 1-10), 7.3 x86_64 (a cold run stays
-#                               under an hour on 2 cores: docs/testbed.md, "Kernel
-#                               releases and the test matrix")
+#                               (steps 1-11; step 11 builds against the
+#                               stock headers of every cell), so that a
+#                               cold run stays under an hour on 2 cores
+#                               (docs/testbed.md, "The matrix")
 #   make check RELEASE=R        every arch of release R
 #   make check ARCH=A           every default cell of arch A
 #   make check RELEASE=R ARCH=A that one cell

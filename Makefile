@@ -110,9 +110,10 @@ check-stock:
 check-arm64:
 	@env -u ARCH -u MAKEFLAGS -u MFLAGS KUW_RELEASE="$(or $(RELEASE),$(KUNWIND_RELEASE),6.1)" scripts/check-arm64.sh
 
-# ARCH=arm64: on the arm64 test kernel, against its frame-record unwinder
+# ARCH=arm64: on the arm64 test kernel, against its frame-record unwinder;
+# RELEASE=6.12|7.3: on that release's test kernel
 bench:
-	@ARCH=$(ARCH) scripts/bench.sh
+	@ARCH=$(ARCH) KUW_RELEASE=$(or $(RELEASE),6.1) scripts/bench.sh
 
 check-headers:
 	@scripts/check-headers.sh

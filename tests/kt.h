@@ -3,7 +3,8 @@
  * A tiny host test framework.  KT_TEST(name) { ... } registers a test; the
  * runner (tests/main.c) runs all, or those whose name contains argv[1], and
  * ends with "N passed, N failed".  KT_EXPECT* record a failure and go on;
- * KT_ASSERT* record it and leave the test.
+ * KT_ASSERT* record it and leave the test; KT_SKIP(reason) leaves a test
+ * that cannot run on this host ("ok NAME # SKIP reason", counted apart).
  */
 #ifndef KUNWIND_KT_H
 #define KUNWIND_KT_H
@@ -20,6 +21,8 @@ struct kt_test {
 void kt_register(struct kt_test *t);
 void kt_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The current test cannot run here: counted as skipped, with the reason. */
+void kt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Directory of the tests (for fixtures), set by the runner. */
 extern const char *kt_srcdir;
 extern const char *kt_builddir;
@@ -31,6 +34,8 @@ extern const char *kt_builddir;
 	{ kt_register(&kt_t_##name); }					\
 	static void kt_fn_##name(void)
 
+#define KT_SKIP(...)							\
+	do { kt_skip(__VA_ARGS__); return; } while (0)
 #define KT_EXPECT(c)							\
 	do { if (!(c)) kt_fail(__FILE__, __LINE__, "%s", #c); } while (0)
 #define KT_ASSERT(c)							\

@@ -11,6 +11,7 @@ const char *kt_builddir = "build/tests";
 
 static struct kt_test *kt_head, **kt_tail = &kt_head;
 static int kt_cur_failed;
+static char kt_cur_skip[256];
 
 void kt_register(struct kt_test *t)
 {
@@ -30,9 +31,20 @@ void kt_fail(const char *file, int line, const char *fmt, ...)
 	kt_cur_failed = 1;
 }
 
+void kt_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(kt_cur_skip, sizeof(kt_cur_skip), fmt, ap);
+	va_end(ap);
+	if (!kt_cur_skip[0])
+		snprintf(kt_cur_skip, sizeof(kt_cur_skip), "skipped");
+}
+
 int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 	struct kt_test *t;
 	const char *e;
 
@@ -47,16 +59,24 @@ int main(int argc, char **argv)
 		if (argc > 1 && !strstr(t->name, argv[1]))
 			continue;
 		kt_cur_failed = 0;
+		kt_cur_skip[0] = 0;
 		t->fn();
 		if (kt_cur_failed) {
 			printf("not ok %s\n", t->name);
 			failed++;
+		} else if (kt_cur_skip[0]) {
+			printf("ok %s # SKIP %s\n", t->name, kt_cur_skip);
+			skipped++;
 		} else {
 			printf("ok %s\n", t->name);
 			passed++;
 		}
 		fflush(stdout);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
+	if (skipped)
+		printf("%d passed, %d failed, %d skipped\n", passed, failed,
+		       skipped);
+	else
+		printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -209,4 +209,51 @@ static inline struct file *kuw_filp_open_init(const char *path, int flags,
 #endif
 }
 
+/*
+ * ftrace redirection of a kernel function (FTRACE_OPS_FL_IPMODIFY), as
+ * livepatch does it: through struct ftrace_regs where the kernel has
+ * DYNAMIC_FTRACE_WITH_ARGS (the pc setter was renamed after 6.1), else on
+ * full pt_regs (DYNAMIC_FTRACE_WITH_REGS, FTRACE_OPS_FL_SAVE_REGS).
+ * KUW_FTRACE_IPMODIFY is 0 on a kernel with neither (no ftrace: the
+ * consumers switch is then unavailable, module/consumers.c).
+ */
+#if KUW_HAVE_FTRACE_IPMODIFY_ARGS || KUW_HAVE_FTRACE_IPMODIFY_ARGS_OLD || \
+	KUW_HAVE_FTRACE_IPMODIFY_REGS
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+#define KUW_FTRACE_IPMODIFY	1
+
+#if KUW_HAVE_FTRACE_IPMODIFY_ARGS || KUW_HAVE_FTRACE_IPMODIFY_ARGS_OLD
+#define KUW_FTRACE_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_DYNAMIC)
+#define KUW_FTRACE_VARIANT	"ftrace_regs"
+#else
+#define KUW_FTRACE_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_DYNAMIC | \
+				 FTRACE_OPS_FL_SAVE_REGS)
+#define KUW_FTRACE_VARIANT	"pt_regs"
+#endif
+
+/**
+ * kuw_ftrace_set_ip() - make a traced function return into another one
+ * @fregs: the registers an ftrace handler was given
+ * @ip: where the traced call goes on (a function of the same prototype)
+ */
+static __always_inline void kuw_ftrace_set_ip(struct ftrace_regs *fregs,
+					      unsigned long ip)
+{
+#if KUW_HAVE_FTRACE_IPMODIFY_ARGS
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+#elif KUW_HAVE_FTRACE_IPMODIFY_ARGS_OLD
+	ftrace_instruction_pointer_set(fregs, ip);
+#else
+	struct pt_regs *regs = ftrace_get_regs(fregs);	/* <linux/ptrace.h> */
+
+	if (regs)
+		instruction_pointer_set(regs, ip);
+#endif
+}
+#else
+#define KUW_FTRACE_IPMODIFY	0
+#define KUW_FTRACE_VARIANT	"none"
+#endif
+
 #endif /* KUNWIND_COMPAT_H */

@@ -104,6 +104,36 @@ static int kuw_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kuw_stats);
 
+/* ---- consumers (module/consumers.c) ---- */
+
+static int kuw_consumers_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kuw_consumers_show, NULL);
+}
+
+static ssize_t kuw_consumers_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *off)
+{
+	bool on;
+	int ret = kstrtobool_from_user(ubuf, len, &on);
+
+	if (ret) {
+		kuw_bad("consumers", "write 0 or 1");
+		return ret;
+	}
+	ret = kuw_consumers_switch(on);
+	return ret ? ret : len;
+}
+
+static const struct file_operations kuw_consumers_fops = {
+	.owner = THIS_MODULE,
+	.open = kuw_consumers_open,
+	.read = seq_read,
+	.write = kuw_consumers_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int kuw_internals_show(struct seq_file *m, void *v)
 {
 	const struct kuw_internal *in;
@@ -650,6 +680,8 @@ int kuw_debugfs_init(void)
 	debugfs_create_file("backtrace", 0600, kuw_dir, NULL, &kuw_bt_fops);
 	debugfs_create_file("load", 0200, kuw_dir, NULL, &kuw_load_fops);
 	debugfs_create_file("unload", 0200, kuw_dir, NULL, &kuw_unload_fops);
+	debugfs_create_file("consumers", 0600, kuw_dir, NULL,
+			    &kuw_consumers_fops);
 	debugfs_create_file("internals", 0400, kuw_dir, NULL,
 			    &kuw_internals_fops);
 	return 0;

@@ -12,6 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include "engine.h"
+#include "kunwind.h"
 
 /*
  * One object with text: the kernel image or one module.  Published on an
@@ -180,6 +181,32 @@ const char *kuw_how_name(u8 how);
 /* oops.c */
 int kuw_oops_init(void);
 void kuw_oops_exit(void);
+
+/* serve.c: kunwind's versions of the kernel's stack-trace consumers */
+enum kuw_consumer {
+	KUW_CONS_SAVE,		/* stack_trace_save() */
+	KUW_CONS_SAVE_TSK,	/* stack_trace_save_tsk() */
+	KUW_CONS_SAVE_REGS,	/* stack_trace_save_regs() */
+	KUW_CONS_SAVE_RELIABLE,	/* stack_trace_save_tsk_reliable() */
+	KUW_CONS_PERF,		/* perf_callchain_kernel() */
+	KUW_CONS__COUNT
+};
+
+struct kuw_serve_counters {
+	unsigned long n[KUW_CONS__COUNT][KUNWIND_CONS__N];
+};
+
+DECLARE_PER_CPU(struct kuw_serve_counters, kuw_serve_counters);
+
+int kuw_serve_init(void);
+void *kuw_serve_fn(int c, const char **name);
+
+/* consumers.c: the switch */
+struct seq_file;
+int kuw_consumers_init(void);
+void kuw_consumers_exit(void);
+int kuw_consumers_show(struct seq_file *m, void *v);
+int kuw_consumers_switch(bool on);
 
 /* debugfs.c */
 int kuw_debugfs_init(void);

@@ -84,6 +84,7 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			   bool fp_ok, bool signal);
 bool kuw_arch_in_module_area(unsigned long addr);
 int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc);
+bool kuw_arch_perf_full_regs(const struct pt_regs *regs);
 struct kuw_entry;
 int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
 			      const struct kuw_entry *e, u64 pc,

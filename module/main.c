@@ -2,8 +2,9 @@
 /*
  * kunwind: kernel stack unwinding from DWARF CFI (.eh_frame, .debug_frame)
  * and SFrame.  Module entry: find what the unwinder needs in the kernel,
- * build the tables of the kernel image and every module, then hook oops
- * and create debugfs.
+ * build the tables of the kernel image and every module, then hook oops,
+ * create debugfs and, when asked (consumers=1), answer the kernel's
+ * stack-trace consumers.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -33,6 +34,7 @@ static int __init kunwind_init(void)
 	if (ret)
 		goto out_modules;
 	kuw_debugfs_init();
+	kuw_consumers_init();
 	pr_info("loaded\n");
 	return 0;
 out_modules:
@@ -45,6 +47,8 @@ out_registry:
 
 static void __exit kunwind_exit(void)
 {
+	/* first: no caller may be left in kunwind when the rest goes */
+	kuw_consumers_exit();
 	kuw_debugfs_exit();
 	kuw_oops_exit();
 	kuw_modules_exit();

@@ -219,4 +219,31 @@ int kunwind_reread_module(const char *name);
 void kunwind_dump_stack(void);
 void kunwind_put_task_stack(struct task_struct *task);
 
+/* Counters of one consumer (struct kunwind_consumer_info.count[]). */
+enum {
+	KUNWIND_CONS_CALLS,	/* calls that reached kunwind's version */
+	KUNWIND_CONS_KUNWIND,	/* answered by kunwind's walk alone */
+	KUNWIND_CONS_FALLBACK,	/* the kernel's unwinder answered (part of) it */
+	KUNWIND_CONS__N
+};
+
+/**
+ * struct kunwind_consumer_info - one of the kernel's stack-trace consumers
+ * @name: the kernel function kunwind answers for ("stack_trace_save", ...)
+ * @offered: this kernel has it and kunwind can answer for it
+ * @hooked: the switch is on for it: its calls go to kunwind
+ * @err: why switching it on failed last, or 0
+ * @count: counters since load, KUNWIND_CONS_CALLS ...
+ */
+struct kunwind_consumer_info {
+	const char *name;
+	bool offered;
+	bool hooked;
+	int err;
+	unsigned long count[KUNWIND_CONS__N];
+};
+
+int kunwind_consumers_set(bool on);
+int kunwind_consumer_info(unsigned int i, struct kunwind_consumer_info *info);
+
 #endif /* KUNWIND_KUNWIND_H */

@@ -564,3 +564,24 @@ int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
 			return 0;
 	return -KUW_E_NOINFO;
 }
+
+/**
+ * kuw_arch_perf_full_regs() - were perf's regs saved by the CPU's entry?
+ * @regs: the regs perf_callchain_kernel() was given
+ *
+ * arm64's exception entry saves its pt_regs on the stack it interrupted
+ * (task, IRQ, overflow); perf_fetch_caller_regs() (tracepoints, ftrace's
+ * partial regs) fills a per-CPU buffer with pc, sp and x29 only, which
+ * kunwind cannot start from.  The kernel's own walker needs only pc and
+ * x29, so it makes no such difference.
+ *
+ * Return: true when @regs lie on a stack of the current context.
+ */
+bool kuw_arch_perf_full_regs(const struct pt_regs *regs)
+{
+	struct kunwind_stack st;
+	unsigned long r = (unsigned long)regs;
+
+	return kuw_arch_stack_of(current, r, &st, NULL) &&
+	       r + sizeof(*regs) <= st.end;
+}

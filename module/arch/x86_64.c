@@ -327,6 +327,21 @@ int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
 }
 
 /**
+ * kuw_arch_perf_full_regs() - were perf's regs saved by the CPU's entry?
+ * @regs: the regs perf_callchain_kernel() was given
+ *
+ * x86 marks them as the kernel's perf_hw_regs() does: an exception or
+ * interrupt frame holds EFLAGS with its always-set bit 1, regs filled by
+ * perf_fetch_caller_regs() (tracepoints) have no flags.
+ *
+ * Return: true for an exception's or interrupt's registers.
+ */
+bool kuw_arch_perf_full_regs(const struct pt_regs *regs)
+{
+	return regs->flags & X86_EFLAGS_FIXED;
+}
+
+/**
  * kuw_arch_in_module_area() - is @addr in the module mapping area?
  * @addr: an address
  *

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kunwind's versions of the kernel's stack-trace entry points, with the
+ * same contracts as the functions they stand in for (module/consumers.c
+ * redirects the kernel's to them): stack_trace_save(),
+ * stack_trace_save_tsk(), stack_trace_save_regs(),
+ * stack_trace_save_tsk_reliable() (kernel/stacktrace.c) and the arch's
+ * perf_callchain_kernel().
+ *
+ * Contract, as kernel/stacktrace.c's: @skipnr entries are left out after
+ * the frames of the save function itself (the first entry of
+ * stack_trace_save(store, size, 0) is the return address into its
+ * caller); stack_trace_save_tsk() leaves out scheduler and lock functions
+ * (in_sched_functions()); stack_trace_save_regs() starts with the regs'
+ * pc; at most @size entries, the return value is the number stored;
+ * stack_trace_save_tsk_reliable() returns -EINVAL for a stack it cannot
+ * vouch for or that does not fit in @size entries, 0 for a task without a
+ * stack.  perf_callchain_kernel() stores with perf_callchain_store() until
+ * it reports the entry full.
+ *
+ * Who answers (counted per consumer, see kuw_serve_count()):
+ *   - kunwind, when its walk reached the end of the stack (a clean end:
+ *     kunwind_stop_reason() is -KUW_E_END) or filled the caller's buffer;
+ *     for the reliable variant, when kunwind_reliable() says so;
+ *   - otherwise the kernel's unwinder (arch_stack_walk(), which the
+ *     kernel's functions use themselves) walks the same context too:
+ *     the answer is kunwind's entries up to the frame where its walk
+ *     stopped, then the kernel's entries after the first of its frames
+ *     with that same pc; when the kernel's walk has no such frame, the
+ *     kernel's trace alone.  So switching kunwind on can add frames the
+ *     kernel's unwinder misses, never end a trace earlier than it does.
+ *     The reliable variant takes the kernel's answer whole
+ *     (arch_stack_walk_reliable()) when kunwind cannot vouch for the
+ *     stack; perf takes the kernel's perf_callchain_kernel() whole (its
+ *     entries are stored in place, nothing to splice into).
+ * perf_callchain_kernel() is also left to the kernel when the regs were
+ * not saved by an exception or interrupt (perf_fetch_caller_regs():
+ * tracepoints; the arch decides, kuw_arch_perf_full_regs()) and when a
+ * hypervisor registered perf guest callbacks (the kernel then leaves
+ * guest samples without a kernel chain, which kunwind cannot tell).
+ *
+ * Context: everything here is safe where its caller is (perf: NMI on
+ * x86, IRQ or pseudo-NMI on arm64): kunwind's walk takes no lock and
+ * allocates nothing (RCU-protected registry, per-CPU counters,
+ * bounds-checked reads), and neither do the kernel functions called in
+ * fallback, which are the ones the replaced functions call.
+ */
+#define pr_fmt(fmt) "kunwind: " fmt
+
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <linux/sched/task_stack.h>
+#include <linux/spinlock.h>
+#include <linux/stacktrace.h>
+#include "kunwind.h"
+#include "kunwind_internal.h"
+#include "kuw_arch.h"
+#include "compat.h"
+
+static unsigned long KUW_FN(arch_stack_walk);
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+static unsigned long KUW_FN(arch_stack_walk_reliable);
+#endif
+#ifdef CONFIG_PERF_EVENTS
+static unsigned long KUW_FN(perf_callchain_kernel);
+static unsigned long kuw_perf_guest_cbs;	/* &perf_guest_cbs */
+#endif
+static unsigned long kuw_sched_text[2];
+
+DEFINE_PER_CPU(struct kuw_serve_counters, kuw_serve_counters);
+
+static __always_inline void kuw_serve_count(int c, bool kunwind)
+{
+	this_cpu_inc(kuw_serve_counters.n[c][KUNWIND_CONS_CALLS]);
+	this_cpu_inc(kuw_serve_counters.n[c][kunwind ? KUNWIND_CONS_KUNWIND :
+					   KUNWIND_CONS_FALLBACK]);
+}
+
+/* in_sched_functions(), which is not exported: data bounds and lock text */
+static bool kuw_in_sched(unsigned long pc)
+{
+	return in_lock_functions(pc) ||
+	       (pc >= kuw_sched_text[0] && pc < kuw_sched_text[1]);
+}
+
+/* kernel/stacktrace.c's cookie, and its consume functions */
+struct kuw_cookie {
+	unsigned long *store;
+	unsigned int size;
+	unsigned int skip;
+	unsigned int len;
+	bool nosched;
+	u8 self;		/* kernel's walk from here: see kuw_sink_kernel() */
+	bool joined;		/* splice: the kernel's walk reached @join */
+	unsigned long join;
+};
+
+static bool kuw_sink_put(struct kuw_cookie *k, unsigned long pc)
+{
+	if (k->nosched && kuw_in_sched(pc))
+		return true;
+	if (k->len >= k->size)
+		return false;
+	if (k->skip) {
+		k->skip--;
+		return true;
+	}
+	k->store[k->len++] = pc;
+	return k->len < k->size;
+}
+
+/*
+ * The kernel's walk.  Started from here (@self set), it reports kunwind's
+ * own frames first, maybe after one of the walker itself: everything up to
+ * the last of kunwind's frames is left out, the caller's frame comes next.
+ */
+enum { KUW_SELF_NO, KUW_SELF_IN, KUW_SELF_BEFORE };
+
+static bool kuw_sink_kernel(void *cookie, unsigned long pc)
+{
+	struct kuw_cookie *k = cookie;
+	bool ours;
+
+	if (k->self != KUW_SELF_NO) {
+		ours = within_module(pc, THIS_MODULE);
+		if (ours || k->self == KUW_SELF_BEFORE) {
+			k->self = ours ? KUW_SELF_IN : KUW_SELF_BEFORE;
+			return true;
+		}
+		k->self = KUW_SELF_NO;
+	}
+	return kuw_sink_put(k, pc);
+}
+
+/* The kernel's walk after kunwind's stopped at @join: on from there. */
+static bool kuw_sink_splice(void *cookie, unsigned long pc)
+{
+	struct kuw_cookie *k = cookie;
+
+	if (!k->joined) {
+		k->joined = pc == k->join;
+		return true;
+	}
+	return kuw_sink_put(k, pc);
+}
+
+/*
+ * kunwind's walk into @k.  Return: true when it answered (the end of the
+ * stack, or @k full); false when it stopped early, *@last then holds the
+ * last frame it walked (0: none).
+ */
+static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k,
+			  unsigned long *last)
+{
+	unsigned long pc;
+
+	*last = 0;
+	for (; !kunwind_done(st); kunwind_next_frame(st)) {
+		pc = kunwind_get_return_address(st);
+		*last = pc;
+		if (!kuw_sink_put(k, pc))
+			return true;
+	}
+	return kunwind_stop_reason(st) == -KUW_E_END;
+}
+
+/*
+ * Fallback: the kernel's unwinder on the same context (@task, @regs from
+ * where kunwind's walk began).  @k holds what kunwind stored and its skip
+ * count left; @skip is the count the caller asked for.
+ */
+static void kuw_sink_fallback(struct kuw_cookie *k, unsigned long last,
+			      unsigned int skip, struct task_struct *task,
+			      struct pt_regs *regs)
+{
+	if (!KUW_FN(arch_stack_walk))
+		return;
+	if (last && k->len < k->size) {
+		k->join = last;
+		k->joined = false;
+		kuw_call(arch_stack_walk, kuw_sink_splice, k, task, regs);
+		if (k->joined)
+			return;
+	}
+	/* no frame in common: the kernel's trace alone */
+	k->len = 0;
+	k->skip = skip;
+	k->self = task == current && !regs ? KUW_SELF_BEFORE : KUW_SELF_NO;
+	kuw_call(arch_stack_walk, kuw_sink_kernel, k, task, regs);
+}
+
+/**
+ * kuw_stack_trace_save() - stack_trace_save() by kunwind
+ * @store: where to store the return addresses
+ * @size: entries @store holds
+ * @skipnr: entries to leave out after the caller's own frame
+ *
+ * Return: entries stored.
+ */
+static noinline unsigned int kuw_stack_trace_save(unsigned long *store,
+						  unsigned int size,
+						  unsigned int skipnr)
+{
+	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
+	struct kunwind_state st;
+	unsigned long last;
+	bool ok;
+
+	/* the first frame outside kunwind is the caller's */
+	kunwind_start(&st, current, NULL, NULL);
+	ok = kuw_sink_walk(&st, &k, &last);
+	if (!ok)
+		kuw_sink_fallback(&k, last, skipnr, current, NULL);
+	kuw_serve_count(KUW_CONS_SAVE, ok);
+	return k.len;
+}
+
+/**
+ * kuw_stack_trace_save_tsk() - stack_trace_save_tsk() by kunwind
+ * @tsk: the task (current, or one that is not running)
+ * @store: where to store the return addresses
+ * @size: entries @store holds
+ * @skipnr: entries to leave out (for current: after the caller's frame)
+ *
+ * Scheduler and lock functions are left out, as the kernel does.
+ *
+ * Return: entries stored; 0 for a task without a stack.
+ */
+static noinline unsigned int kuw_stack_trace_save_tsk(struct task_struct *tsk,
+						      unsigned long *store,
+						      unsigned int size,
+						      unsigned int skipnr)
+{
+	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr,
+			      .nosched = true };
+	struct kunwind_state st;
+	unsigned long last;
+	bool ok;
+
+	if (!try_get_task_stack(tsk))
+		return 0;
+	kunwind_start(&st, tsk, NULL, NULL);
+	ok = kuw_sink_walk(&st, &k, &last);
+	if (!ok)
+		kuw_sink_fallback(&k, last, skipnr, tsk, NULL);
+	kuw_put_task_stack(tsk);
+	kuw_serve_count(KUW_CONS_SAVE_TSK, ok);
+	return k.len;
+}
+
+/**
+ * kuw_stack_trace_save_regs() - stack_trace_save_regs() by kunwind
+ * @regs: registers of the current task (an exception's, a kprobe's)
+ * @store: where to store the return addresses
+ * @size: entries @store holds
+ * @skipnr: entries to leave out, the regs' own pc being the first
+ *
+ * Return: entries stored.
+ */
+static noinline unsigned int kuw_stack_trace_save_regs(struct pt_regs *regs,
+						       unsigned long *store,
+						       unsigned int size,
+						       unsigned int skipnr)
+{
+	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
+	struct kunwind_state st;
+	unsigned long last = instruction_pointer(regs);
+	bool ok = true;
+
+	/* the regs' pc, then their caller on: the kernel's order */
+	if (kuw_sink_put(&k, last) && !user_mode(regs)) {
+		kunwind_start(&st, current, regs, NULL);
+		if (!kunwind_done(&st))
+			kunwind_next_frame(&st);
+		if (kunwind_done(&st))
+			ok = kunwind_stop_reason(&st) == -KUW_E_END;
+		else
+			ok = kuw_sink_walk(&st, &k, &last);
+		if (!ok) {
+			if (!last)
+				last = instruction_pointer(regs);
+			kuw_sink_fallback(&k, last, skipnr, current, regs);
+		}
+	}
+	kuw_serve_count(KUW_CONS_SAVE_REGS, ok);
+	return k.len;
+}
+
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+/**
+ * kuw_stack_trace_save_tsk_reliable() - stack_trace_save_tsk_reliable()
+ * by kunwind
+ * @tsk: the task (current, or one that is not running)
+ * @store: where to store the return addresses
+ * @size: entries @store holds
+ *
+ * Return: entries stored when the whole stack is known to be right (see
+ * kunwind_reliable(); otherwise the kernel's arch_stack_walk_reliable()
+ * decides), -EINVAL when it is not or does not fit in @size entries, 0
+ * for a task without a stack.
+ */
+static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
+						      unsigned long *store,
+						      unsigned int size)
+{
+	struct kuw_cookie k = { .store = store, .size = size };
+	struct kunwind_state st;
+	unsigned long last;
+	int ret = -EINVAL;
+	bool ok;
+
+	if (!try_get_task_stack(tsk))
+		return 0;
+	kunwind_start(&st, tsk, NULL, NULL);
+	ok = kuw_sink_walk(&st, &k, &last);
+	/* kernel/stacktrace.c: a full buffer is an unreliable answer too */
+	if (ok && k.len >= k.size)
+		ret = -EINVAL;
+	else if (ok && kunwind_reliable(&st))
+		ret = k.len;
+	else
+		ok = false;
+	if (!ok && KUW_FN(arch_stack_walk_reliable)) {
+		k.len = 0;
+		k.self = tsk == current ? KUW_SELF_BEFORE : KUW_SELF_NO;
+		ret = kuw_call(arch_stack_walk_reliable, kuw_sink_kernel, &k,
+			       tsk);
+		ret = ret ? ret : k.len;
+	}
+	kuw_put_task_stack(tsk);
+	kuw_serve_count(KUW_CONS_SAVE_RELIABLE, ok);
+	return ret;
+}
+#endif
+
+#ifdef CONFIG_PERF_EVENTS
+/* perf_callchain_kernel(), not redirected when called from kunwind */
+static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
+			    struct pt_regs *regs)
+{
+	if (KUW_FN(perf_callchain_kernel))
+		kuw_call(perf_callchain_kernel, entry, regs);
+}
+
+/**
+ * kuw_perf_callchain_kernel() - perf_callchain_kernel() by kunwind
+ * @entry: the callchain being filled (perf_callchain_store() says when
+ *	   it is full)
+ * @regs: the sampled registers
+ *
+ * The regs' pc, then their callers.  Regs perf made itself
+ * (perf_fetch_caller_regs()) and samples under a hypervisor's guest
+ * callbacks are left to the kernel's function.
+ */
+static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
+					       struct pt_regs *regs)
+{
+	struct kunwind_state st;
+	u32 nr = entry->nr;
+	unsigned long pc;
+	bool ok = false;
+
+	if (READ_ONCE(*(void **)kuw_perf_guest_cbs) ||
+	    !kuw_arch_perf_full_regs(regs)) {
+		kuw_perf_kernel(entry, regs);
+		goto out;
+	}
+	ok = true;
+	if (perf_callchain_store(entry, instruction_pointer(regs)))
+		goto out;
+	kunwind_start(&st, current, regs, NULL);
+	if (!kunwind_done(&st))
+		kunwind_next_frame(&st);
+	for (; !kunwind_done(&st); kunwind_next_frame(&st)) {
+		pc = kunwind_get_return_address(&st);
+		if (perf_callchain_store(entry, pc))
+			goto out;
+	}
+	if (kunwind_stop_reason(&st) == -KUW_E_END)
+		goto out;
+	/* stopped early: the kernel's chain instead of ours */
+	entry->entry->nr -= entry->nr - nr;
+	entry->nr = nr;
+	ok = false;
+	kuw_perf_kernel(entry, regs);
+out:
+	kuw_serve_count(KUW_CONS_PERF, ok);
+}
+#endif
+
+/**
+ * kuw_serve_fn() - kunwind's version of one consumer's kernel function
+ * @c: enum kuw_consumer
+ * @name: set to the kernel function's name
+ *
+ * Return: the function, or NULL when this kernel cannot have kunwind
+ * answer for it (no such function, or what the fallback needs was not
+ * found).
+ */
+void *kuw_serve_fn(int c, const char **name)
+{
+	static const char *const names[KUW_CONS__COUNT] = {
+		[KUW_CONS_SAVE] = "stack_trace_save",
+		[KUW_CONS_SAVE_TSK] = "stack_trace_save_tsk",
+		[KUW_CONS_SAVE_REGS] = "stack_trace_save_regs",
+		[KUW_CONS_SAVE_RELIABLE] = "stack_trace_save_tsk_reliable",
+		[KUW_CONS_PERF] = "perf_callchain_kernel",
+	};
+
+	*name = names[c];
+	if (!KUW_FN(arch_stack_walk) || !kuw_sched_text[1])
+		return NULL;
+	switch (c) {
+	case KUW_CONS_SAVE:
+		return kuw_stack_trace_save;
+	case KUW_CONS_SAVE_TSK:
+		return kuw_stack_trace_save_tsk;
+	case KUW_CONS_SAVE_REGS:
+		return kuw_stack_trace_save_regs;
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+	case KUW_CONS_SAVE_RELIABLE:
+		return KUW_FN(arch_stack_walk_reliable) ?
+		       kuw_stack_trace_save_tsk_reliable : NULL;
+#endif
+#ifdef CONFIG_PERF_EVENTS
+	case KUW_CONS_PERF:
+		return KUW_FN(perf_callchain_kernel) && kuw_perf_guest_cbs ?
+		       kuw_perf_callchain_kernel : NULL;
+#endif
+	}
+	return NULL;
+}
+
+/**
+ * kuw_serve_init() - find the kernel functions the fallbacks call
+ *
+ * Return: 0 (a consumer whose fallback is missing is not offered).
+ */
+int kuw_serve_init(void)
+{
+	KUW_FN(arch_stack_walk) = kuw_lookup_fn("arch_stack_walk");
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+	KUW_FN(arch_stack_walk_reliable) =
+		kuw_lookup_fn("arch_stack_walk_reliable");
+#endif
+#ifdef CONFIG_PERF_EVENTS
+	KUW_FN(perf_callchain_kernel) = kuw_lookup_fn("perf_callchain_kernel");
+	kuw_perf_guest_cbs = kuw_lookup_name("perf_guest_cbs");
+#endif
+	kuw_sched_text[0] = kuw_lookup_name("__sched_text_start");
+	kuw_sched_text[1] = kuw_lookup_name("__sched_text_end");
+	if (kuw_sched_text[1] <= kuw_sched_text[0])
+		kuw_sched_text[1] = 0;
+	return 0;
+}

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite: kunwind as the unwinder of the kernel's own consumers
+ * (module/consumers.c, module/serve.c).  With the switch on, the kernel's
+ * exported stack_trace_save*() are called as any kernel user calls them
+ * (ftrace sends them to kunwind); the truth they are held to is the
+ * chain's known frames and the kernel's own unwinder (kt_ref_walk() of
+ * kunit/arch/$(SRCARCH)/kt_arch.h, or the same function with the switch
+ * off):
+ *
+ *   - stack_trace_save() from an hrtimer that interrupts a leaf lists the
+ *     leaf's caller right after the leaf (the kernel's frame-record walker
+ *     on arm64 misses it while the return address is still in x30), and
+ *     every frame the kernel's unwinder has from the leaf on, in order;
+ *     with the switch off the call is the kernel's again (kunwind's
+ *     counter does not move);
+ *   - stack_trace_save_tsk() of a sleeping chain thread ("/proc/PID/stack")
+ *     is the kernel's answer with the switch off, frame for frame, and
+ *     the frames of kunwind's own walk without the scheduler's;
+ *   - stack_trace_save_tsk_reliable() of that thread: reliable, the same
+ *     frames (where the kernel has the function);
+ *   - the switch flipped on and off while another thread calls
+ *     stack_trace_save() from the chain's leaf in a loop: every trace has
+ *     the whole chain (the kernel checks for reports: lockdep, KASAN,
+ *     use after free of a redirected call).
+ *
+ * A kernel without ftrace with IPMODIFY (the 6.1 and 7.3 x86_64 base and
+ * the 6.1 arm64 test kernels) skips every case, saying so.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/stacktrace.h>
+#include "compat.h"
+#include "kunwind.h"
+#include "kt_arch.h"
+#include "kt_lookup.h"
+#include "chain.c"
+
+#define CS_MAX	64
+
+static bool cs_is(unsigned long pc, const char *name)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t n = strlen(name);
+
+	sprint_symbol_no_offset(sym, pc);
+	return !strncmp(sym, name, n) &&
+	       (sym[n] == 0 || sym[n] == ' ' || sym[n] == '.');
+}
+
+static int cs_find(const unsigned long *pcs, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (cs_is(pcs[i], name))
+			return i;
+	return -1;
+}
+
+static void cs_dump(struct kunit *test, const char *who,
+		    const unsigned long *pcs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		kunit_info(test, "%s %2u %pS\n", who, i, (void *)pcs[i]);
+}
+
+/* The chain's frames, in order, from @at on. */
+static bool cs_has_chain(const unsigned long *pcs, unsigned int n, int at)
+{
+	unsigned int i;
+
+	if (at < 0)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(kuw_chain_frames_plain); i++)
+		if (at + i >= n ||
+		    !cs_is(pcs[at + i], kuw_chain_frames_plain[i]))
+			return false;
+	return true;
+}
+
+/* Every pc of @b[from..] is in @a, in the same order. */
+static bool cs_contains(const unsigned long *a, unsigned int an,
+			const unsigned long *b, unsigned int bn,
+			unsigned int from)
+{
+	unsigned int i = 0, j;
+
+	for (j = from; j < bn; j++) {
+		while (i < an && a[i] != b[j])
+			i++;
+		if (i == an)
+			return false;
+		i++;
+	}
+	return true;
+}
+
+static int cs_info(const char *name, struct kunwind_consumer_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; !kunwind_consumer_info(i, info); i++)
+		if (!strcmp(info->name, name))
+			return 0;
+	return -ENOENT;
+}
+
+static unsigned long cs_count(const char *name, int which)
+{
+	struct kunwind_consumer_info info;
+
+	return cs_info(name, &info) ? 0 : info.count[which];
+}
+
+/*
+ * Switch on; skip when this kernel has no ftrace with IPMODIFY, fail when
+ * @name is offered but could not be hooked.
+ */
+static void cs_switch_on(struct kunit *test, const char *name)
+{
+	struct kunwind_consumer_info info;
+	int ret = kunwind_consumers_set(true);
+
+	if (ret == -EOPNOTSUPP)
+		kunit_skip(test, "no ftrace with IPMODIFY in this kernel");
+	KUNIT_ASSERT_EQ(test, cs_info(name, &info), 0);
+	if (!info.offered)
+		kunit_skip(test, "%s: not in this kernel", name);
+	KUNIT_ASSERT_TRUE_MSG(test, info.hooked, "%s not hooked: %d", name,
+			      info.err);
+}
+
+static void cs_switch_off(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set(false), 0);
+}
+
+/*
+ * stack_trace_save_tsk() (not exported before 6.2) and
+ * stack_trace_save_tsk_reliable() (never exported: livepatch is built in):
+ * found through kallsyms, called as any caller calls them.  0 / -ENOSYS
+ * where the kernel has none.
+ */
+static unsigned int kt_save_tsk(struct task_struct *task, unsigned long *store,
+				unsigned int size)
+{
+	static unsigned long KUW_FN(stack_trace_save_tsk);
+
+	if (!KUW_FN(stack_trace_save_tsk))
+		KUW_FN(stack_trace_save_tsk) =
+			kt_lookup_name("stack_trace_save_tsk");
+	if (!KUW_FN(stack_trace_save_tsk))
+		return 0;
+	return kuw_call(stack_trace_save_tsk, task, store, size, 0);
+}
+
+static int kt_save_tsk_reliable(struct task_struct *task, unsigned long *store,
+				unsigned int size)
+{
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+	static unsigned long KUW_FN(stack_trace_save_tsk_reliable);
+
+	if (!KUW_FN(stack_trace_save_tsk_reliable))
+		KUW_FN(stack_trace_save_tsk_reliable) =
+			kt_lookup_name("stack_trace_save_tsk_reliable");
+	if (KUW_FN(stack_trace_save_tsk_reliable))
+		return kuw_call(stack_trace_save_tsk_reliable, task, store,
+				size);
+#endif
+	return -ENOSYS;
+}
+
+/* ---- stack_trace_save() from an hrtimer interrupting a leaf ---- */
+
+struct cs_hrtimer {
+	struct hrtimer timer;
+	unsigned long pcs[CS_MAX];	/* stack_trace_save() */
+	unsigned int n;
+	unsigned long kpcs[CS_MAX];	/* the kernel's unwinder */
+	unsigned int kn;
+	int done;
+};
+
+static enum hrtimer_restart cs_hrtimer_fn(struct hrtimer *h)
+{
+	struct cs_hrtimer *k = container_of(h, struct cs_hrtimer, timer);
+
+	k->n = stack_trace_save(k->pcs, CS_MAX, 0);
+	k->kn = kt_ref_walk(NULL, NULL, k->kpcs, CS_MAX);
+	/* publish the traces before the flag the chain polls */
+	smp_store_release(&k->done, 1);
+	return HRTIMER_NORESTART;
+}
+
+static noinline int cs_spin_leaf(struct kuw_chain *c)
+{
+	struct cs_hrtimer *k = c->priv;
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (!smp_load_acquire(&k->done) && time_before(jiffies, end))
+		cpu_relax();
+	return 0;
+}
+
+static noinline int cs_hrtimer_leaf(struct kuw_chain *c)
+{
+	struct cs_hrtimer *k = c->priv;
+
+	hrtimer_start(&k->timer, ns_to_ktime(100 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	return cs_spin_leaf(c);
+}
+
+static void cs_run_hrtimer(struct kunit *test, struct cs_hrtimer *k)
+{
+	struct kuw_chain c = { .leaf = cs_hrtimer_leaf, .priv = k,
+			       .alloca_n = 32 };
+
+	memset(k, 0, sizeof(*k));
+	kuw_hrtimer_setup(&k->timer, cs_hrtimer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
+	preempt_disable();
+	kuw_chain_run(&c);
+	preempt_enable();
+	hrtimer_cancel(&k->timer);
+	KUNIT_ASSERT_EQ(test, smp_load_acquire(&k->done), 1);
+}
+
+static void cs_hrtimer_save(struct kunit *test)
+{
+	struct cs_hrtimer *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	unsigned long calls, kuw;
+	int at, kat;
+	bool ok;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	cs_switch_on(test, "stack_trace_save");
+	calls = cs_count("stack_trace_save", KUNWIND_CONS_CALLS);
+	kuw = cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND);
+	cs_run_hrtimer(test, k);
+	/* the call went to kunwind, which answered alone */
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save", KUNWIND_CONS_CALLS),
+			calls + 1);
+	KUNIT_EXPECT_EQ(test,
+			cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND),
+			kuw + 1);
+	/* the first entry is in stack_trace_save()'s caller */
+	KUNIT_EXPECT_TRUE(test, k->n && cs_is(k->pcs[0], "cs_hrtimer_fn"));
+	at = cs_find(k->pcs, k->n, "cs_spin_leaf");
+	KUNIT_EXPECT_GE_MSG(test, at, 0, "the interrupted leaf is missing");
+	KUNIT_EXPECT_TRUE_MSG(test, at >= 0 && at + 1 < k->n &&
+			      cs_is(k->pcs[at + 1], "cs_hrtimer_leaf"),
+			      "the leaf's caller is not right after it");
+	KUNIT_EXPECT_TRUE(test, cs_has_chain(k->pcs, k->n, at + 2));
+	/* every frame of the kernel's from the leaf on (it may lack some) */
+	kat = cs_find(k->kpcs, k->kn, "cs_spin_leaf");
+	KUNIT_EXPECT_GE(test, kat, 0);
+	ok = kat >= 0 && cs_contains(k->pcs, k->n, k->kpcs, k->kn, kat);
+	KUNIT_EXPECT_TRUE_MSG(test, ok, "a frame of the kernel's unwinder is missing");
+	kunit_info(test, "stack_trace_save: %u entries; the kernel's unwinder %s the leaf's caller\n",
+		   k->n, kat >= 0 && kat + 1 < k->kn &&
+		   cs_is(k->kpcs[kat + 1], "cs_hrtimer_leaf") ? "has" : "misses");
+	if (!ok || at < 0) {
+		cs_dump(test, "save  ", k->pcs, k->n);
+		cs_dump(test, "kernel", k->kpcs, k->kn);
+	}
+
+	/* switched off: the kernel's own again, kunwind not called */
+	cs_switch_off(test);
+	calls = cs_count("stack_trace_save", KUNWIND_CONS_CALLS);
+	cs_run_hrtimer(test, k);
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save", KUNWIND_CONS_CALLS),
+			calls);
+	KUNIT_EXPECT_TRUE(test, k->n && cs_is(k->pcs[0], "cs_hrtimer_fn"));
+}
+
+/* ---- a sleeping chain thread: stack_trace_save_tsk(), _reliable ---- */
+
+static struct task_struct *cs_sleeper_start(struct kunit *test,
+					    struct kuw_chain_sleeper *s)
+{
+	struct task_struct *task;
+	int tries;
+
+	init_completion(&s->ready);
+	init_completion(&s->go);
+	task = kthread_run(kuw_chain_sleeper_fn, s, "cs_sleeper");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wait_for_completion(&s->ready);
+	for (tries = 0; tries < 2000; tries++) {
+		if (READ_ONCE(task->__state) != TASK_RUNNING &&
+		    !READ_ONCE(task->on_cpu))
+			break;
+		usleep_range(100, 200);
+	}
+	return task;
+}
+
+static void cs_sleeper_stop(struct kuw_chain_sleeper *s,
+			    struct task_struct *task)
+{
+	complete(&s->go);
+	kthread_stop(task);
+	put_task_struct(task);
+}
+
+struct cs_tsk {
+	unsigned long on[CS_MAX], off[CS_MAX], walk[CS_MAX];
+	unsigned int non, noff, nwalk;
+};
+
+static void cs_save_tsk(struct kunit *test)
+{
+	struct kuw_chain_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct cs_tsk *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	struct kunwind_state st;
+	unsigned long kuw;
+	unsigned int i;
+	bool same;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	cs_switch_on(test, "stack_trace_save_tsk");
+	task = cs_sleeper_start(test, s);
+	kuw = cs_count("stack_trace_save_tsk", KUNWIND_CONS_KUNWIND);
+	t->non = kt_save_tsk(task, t->on, CS_MAX);
+	KUNIT_EXPECT_EQ(test,
+			cs_count("stack_trace_save_tsk", KUNWIND_CONS_KUNWIND),
+			kuw + 1);
+	cs_switch_off(test);
+	t->noff = kt_save_tsk(task, t->off, CS_MAX);
+	if (try_get_task_stack(task)) {
+		for (kunwind_start(&st, task, NULL, NULL); !kunwind_done(&st) &&
+		     t->nwalk < CS_MAX; kunwind_next_frame(&st))
+			t->walk[t->nwalk++] = kunwind_get_return_address(&st);
+		kunwind_put_task_stack(task);
+	}
+	cs_sleeper_stop(s, task);
+
+	/* the chain, from its leaf on */
+	KUNIT_EXPECT_TRUE(test, cs_has_chain(t->on, t->non,
+					     cs_find(t->on, t->non,
+						     "kuw_chain_sleep_leaf") + 1));
+	/* the kernel's own answer, frame for frame (a sleeping task) */
+	same = t->non == t->noff;
+	for (i = 0; same && i < t->non; i++)
+		same = t->on[i] == t->off[i];
+	KUNIT_EXPECT_TRUE_MSG(test, same, "not the kernel's stack_trace_save_tsk()");
+	/* kunwind's walk, the scheduler's frames left out */
+	KUNIT_EXPECT_TRUE(test, t->non && t->non < t->nwalk &&
+			  cs_contains(t->walk, t->nwalk, t->on, t->non, 0));
+	KUNIT_EXPECT_EQ(test, t->on[t->non ? t->non - 1 : 0],
+			t->walk[t->nwalk ? t->nwalk - 1 : 0]);
+	kunit_info(test, "stack_trace_save_tsk: %u entries on, %u off, kunwind's walk %u\n",
+		   t->non, t->noff, t->nwalk);
+	if (!same) {
+		cs_dump(test, "on ", t->on, t->non);
+		cs_dump(test, "off", t->off, t->noff);
+	}
+}
+
+static void cs_save_tsk_reliable(struct kunit *test)
+{
+	struct kuw_chain_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct cs_tsk *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	int on, off;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	cs_switch_on(test, "stack_trace_save_tsk_reliable");
+	task = cs_sleeper_start(test, s);
+	on = kt_save_tsk_reliable(task, t->on, CS_MAX);
+	cs_switch_off(test);
+	off = kt_save_tsk_reliable(task, t->off, CS_MAX);
+	/* too small a buffer: -EINVAL, as the kernel's */
+	KUNIT_EXPECT_EQ(test, kt_save_tsk_reliable(task, t->walk, 2), -EINVAL);
+	cs_sleeper_stop(s, task);
+
+	KUNIT_ASSERT_GT_MSG(test, on, 0, "a sleeping thread is unreliable: %d",
+			    on);
+	KUNIT_EXPECT_TRUE(test, cs_has_chain(t->on, on,
+					     cs_find(t->on, on,
+						     "kuw_chain_sleep_leaf") + 1));
+	kunit_info(test, "stack_trace_save_tsk_reliable: %d on, %d off\n", on,
+		   off);
+	if (off > 0)
+		KUNIT_EXPECT_TRUE(test, cs_contains(t->on, on, t->off, off, 0));
+}
+
+/* ---- switch on and off while another thread saves traces ---- */
+
+struct cs_storm {
+	struct kuw_chain c;
+	unsigned long pcs[CS_MAX];
+	atomic_t runs, bad;
+	bool stop;
+};
+
+static noinline int cs_storm_leaf(struct kuw_chain *c)
+{
+	struct cs_storm *s = c->priv;
+	unsigned int n = stack_trace_save(s->pcs, CS_MAX, 0);
+
+	atomic_inc(&s->runs);
+	/* entry 0 is here, the whole chain after it */
+	if (!n || !cs_is(s->pcs[0], "cs_storm_leaf") ||
+	    !cs_has_chain(s->pcs, n, 1))
+		atomic_inc(&s->bad);
+	return 0;
+}
+
+static int cs_storm_fn(void *arg)
+{
+	struct cs_storm *s = arg;
+
+	while (!READ_ONCE(s->stop)) {
+		kuw_chain_run(&s->c);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void cs_wait_runs(struct cs_storm *s, int runs)
+{
+	int tries;
+
+	for (tries = 0; tries < 1000 && atomic_read(&s->runs) < runs; tries++)
+		msleep(1);
+}
+
+static void cs_toggle(struct kunit *test)
+{
+	struct cs_storm *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	unsigned long kuw, calls;
+	struct task_struct *task;
+	int i, runs;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	cs_switch_on(test, "stack_trace_save");
+	cs_switch_off(test);
+	s->c = (struct kuw_chain){ .leaf = cs_storm_leaf, .priv = s,
+				   .alloca_n = 16 };
+	atomic_set(&s->runs, 0);
+	atomic_set(&s->bad, 0);
+	kuw = cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND);
+	calls = cs_count("stack_trace_save", KUNWIND_CONS_CALLS);
+	task = kthread_run(cs_storm_fn, s, "cs_storm");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	/* traces by the kernel before, and after the last switch off */
+	cs_wait_runs(s, 1);
+	for (i = 0; i < 10; i++) {
+		KUNIT_EXPECT_EQ(test, kunwind_consumers_set(true), 0);
+		msleep(5);
+		KUNIT_EXPECT_EQ(test, kunwind_consumers_set(false), 0);
+		msleep(5);
+	}
+	cs_wait_runs(s, atomic_read(&s->runs) + 1);
+	WRITE_ONCE(s->stop, true);
+	kthread_stop(task);
+	put_task_struct(task);
+	runs = atomic_read(&s->runs);
+	calls = cs_count("stack_trace_save", KUNWIND_CONS_CALLS) - calls;
+	kuw = cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND) - kuw;
+	kunit_info(test, "%d traces during 10 switches on and off: %lu by kunwind (%lu calls), %d without the chain\n",
+		   runs, kuw, calls, atomic_read(&s->bad));
+	KUNIT_EXPECT_GT(test, runs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->bad), 0);
+	/* both paths were taken */
+	KUNIT_EXPECT_GT(test, calls, 0UL);
+	KUNIT_EXPECT_LT(test, calls, (unsigned long)runs);
+}
+
+static void cs_exit(struct kunit *test)
+{
+	kunwind_consumers_set(false);
+}
+
+static struct kunit_case kunwind_consumers_cases[] = {
+	KUNIT_CASE(cs_hrtimer_save),
+	KUNIT_CASE(cs_save_tsk),
+	KUNIT_CASE(cs_save_tsk_reliable),
+	KUNIT_CASE(cs_toggle),
+	{}
+};
+
+static struct kunit_suite kunwind_consumers_suite = {
+	.name = "kunwind_consumers",
+	.exit = cs_exit,
+	.test_cases = kunwind_consumers_cases,
+};
+
+kunit_test_suite(kunwind_consumers_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kunwind as the unwinder of the kernel's stack_trace_save*()");

@@ -8,13 +8,17 @@
  * kunwind/consumers (read: state and counters per consumer; write 0/1),
  * kunwind_consumers_set().
  *
- * How: one ftrace_ops per function, FTRACE_OPS_FL_IPMODIFY, as livepatch
- * does (the ftrace_regs or pt_regs variant the kernel has: compat.h).  The
- * handler sends the call on to kunwind's function of the same prototype,
- * except for calls made by kunwind itself (the fallback of
+ * How: one ftrace_ops filtering every such function, with
+ * FTRACE_OPS_FL_IPMODIFY, as livepatch does (the ftrace_regs or pt_regs
+ * variant the kernel has: compat.h); one ops, so that switching is one
+ * code patch and one grace period.  The handler finds the function by the
+ * traced pc and sends the call on to kunwind's function of the same
+ * prototype, except for calls made by kunwind itself (the fallback of
  * perf_callchain_kernel() calls the kernel's).  A consumer whose function
- * cannot be traced (not in this kernel, notrace, already redirected by
- * livepatch: -EBUSY) stays on the kernel's path; its error is shown.
+ * cannot be traced (not in this kernel, notrace) stays on the kernel's
+ * path; its error is shown.  The ops cannot be registered at all when
+ * another IPMODIFY ops (a livepatch) holds one of the functions: -EBUSY,
+ * the switch stays off.
  *
  * Off, and rmmod: unregister_ftrace_function() of an ops in module memory
  * (FTRACE_OPS_FL_DYNAMIC) returns only after synchronize_rcu_tasks_rude()
@@ -39,13 +43,10 @@
 
 struct kuw_cons {
 	const char *name;	/* the kernel's function */
+	unsigned long addr;	/* its address */
 	unsigned long fn;	/* kunwind's, 0 when not offered */
 	bool hooked;
-	bool filtered;		/* ops has a filter to free */
 	int err;		/* last switch-on result */
-#if KUW_FTRACE_IPMODIFY
-	struct ftrace_ops ops;
-#endif
 };
 
 static struct kuw_cons kuw_cons[KUW_CONS__COUNT];
@@ -53,7 +54,15 @@ static DEFINE_MUTEX(kuw_cons_mutex);
 static bool kuw_cons_on;		/* the switch, as last asked */
 static bool kuw_cons_ready;		/* init done, exit not begun */
 static bool kuw_cons_param;		/* "consumers" given at load */
+static bool kuw_cons_built;		/* the filter was built */
 static struct kuw_range kuw_cons_self;	/* kunwind's text */
+
+/*
+ * The pc ftrace reports for a traced function lies this close after the
+ * function's symbol: x86 fentry after an ENDBR, arm64's patched BL after
+ * its "mov x9, x30" (and a BTI).
+ */
+#define KUW_CONS_ENTRY_SLOP	16
 
 #if KUW_FTRACE_IPMODIFY
 static void notrace kuw_cons_handler(unsigned long ip,
@@ -61,82 +70,116 @@ static void notrace kuw_cons_handler(unsigned long ip,
 				     struct ftrace_ops *op,
 				     struct ftrace_regs *fregs)
 {
-	struct kuw_cons *c = container_of(op, struct kuw_cons, ops);
+	int i;
 
 	/* kunwind's own calls reach the kernel's function */
 	if (parent_ip >= kuw_cons_self.start && parent_ip < kuw_cons_self.end)
 		return;
-	kuw_ftrace_set_ip(fregs, c->fn);
+	for (i = 0; i < KUW_CONS__COUNT; i++)
+		if (ip - kuw_cons[i].addr < KUW_CONS_ENTRY_SLOP) {
+			kuw_ftrace_set_ip(fregs, kuw_cons[i].fn);
+			return;
+		}
 }
 
-static int kuw_cons_hook(struct kuw_cons *c)
+/* One ops for every consumer: one code patch and one grace period. */
+static bool kuw_cons_filtered;		/* the ops has a filter to free */
+static struct ftrace_ops kuw_cons_ops = {
+	.func = kuw_cons_handler,
+	.flags = KUW_FTRACE_OPS_FLAGS,
+};
+
+/* Add @c's function to the ops' filter. */
+static int kuw_cons_filter(struct kuw_cons *c)
 {
 	char buf[KSYM_NAME_LEN];
 	int ret;
 
-	c->ops.func = kuw_cons_handler;
-	c->ops.flags = KUW_FTRACE_OPS_FLAGS;
 	/* ftrace_set_filter() parses (and cuts) its buffer */
 	strscpy(buf, c->name, sizeof(buf));
-	ret = ftrace_set_filter(&c->ops, buf, strlen(buf), 1);
-	if (ret)
-		return ret;
-	c->filtered = true;
-	return register_ftrace_function(&c->ops);
+	ret = ftrace_set_filter(&kuw_cons_ops, buf, strlen(buf),
+				!kuw_cons_filtered);
+	if (!ret)
+		kuw_cons_filtered = true;
+	return ret;
 }
 
-static void kuw_cons_unhook(struct kuw_cons *c)
+static int kuw_cons_register(void)
 {
-	WARN_ON(unregister_ftrace_function(&c->ops));
+	return register_ftrace_function(&kuw_cons_ops);
 }
 
-static void kuw_cons_free(struct kuw_cons *c)
+static void kuw_cons_unregister(void)
 {
-	if (c->filtered)
-		ftrace_free_filter(&c->ops);
-	c->filtered = false;
+	WARN_ON(unregister_ftrace_function(&kuw_cons_ops));
+}
+
+static void kuw_cons_free(void)
+{
+	if (kuw_cons_filtered)
+		ftrace_free_filter(&kuw_cons_ops);
+	kuw_cons_filtered = false;
 }
 #else
-static int kuw_cons_hook(struct kuw_cons *c)
+static int kuw_cons_filter(struct kuw_cons *c)
 {
 	return -EOPNOTSUPP;
 }
 
-static void kuw_cons_unhook(struct kuw_cons *c)
+static int kuw_cons_register(void)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kuw_cons_unregister(void)
 {
 }
 
-static void kuw_cons_free(struct kuw_cons *c)
+static void kuw_cons_free(void)
 {
 }
 #endif
 
-/* Caller holds kuw_cons_mutex. */
+/*
+ * Caller holds kuw_cons_mutex.  The filter is built once, at the first
+ * switch on (a function that cannot be traced keeps its error and stays
+ * the kernel's); then the ops is registered or unregistered whole.
+ */
 static int kuw_cons_set(bool on)
 {
-	bool was = false;
+	bool any = false;
 	int i, ret = 0;
 
-	for (i = 0; i < KUW_CONS__COUNT; i++) {
-		struct kuw_cons *c = &kuw_cons[i];
-
-		if (!on && c->hooked) {
-			kuw_cons_unhook(c);
-			c->hooked = false;
-			was = true;
-		} else if (on && !c->hooked) {
-			c->err = c->fn ? kuw_cons_hook(c) : -ENOENT;
-			c->hooked = !c->err;
-			if (c->err && !ret)
-				ret = c->err;
-		}
-	}
-	if (was) {
+	if (on == kuw_cons_on)
+		return 0;
+	if (!on) {
+		kuw_cons_unregister();
+		for (i = 0; i < KUW_CONS__COUNT; i++)
+			kuw_cons[i].hooked = false;
 		/* no redirected call is still in kunwind's functions */
 		synchronize_rcu();
 		synchronize_rcu_tasks();
+		kuw_cons_on = false;
+		return 0;
 	}
-	kuw_cons_on = on;
+	for (i = 0; i < KUW_CONS__COUNT; i++) {
+		struct kuw_cons *c = &kuw_cons[i];
+
+		if (!kuw_cons_built)
+			c->err = c->fn ? kuw_cons_filter(c) : -ENOENT;
+		any |= !c->err;
+		if (c->err && !ret)
+			ret = c->err;
+	}
+	kuw_cons_built = true;
+	if (!any)
+		return ret;
+	i = kuw_cons_register();
+	if (i)
+		return i;
+	for (i = 0; i < KUW_CONS__COUNT; i++)
+		kuw_cons[i].hooked = !kuw_cons[i].err;
+	kuw_cons_on = true;
 	return ret;
 }
 
@@ -290,8 +333,14 @@ int kuw_consumers_init(void)
 
 	kuw_serve_init();
 	kuw_cons_self = kuw_module_text(THIS_MODULE);
-	for (i = 0; i < KUW_CONS__COUNT; i++)
-		kuw_cons[i].fn = (unsigned long)kuw_serve_fn(i, &kuw_cons[i].name);
+	for (i = 0; i < KUW_CONS__COUNT; i++) {
+		struct kuw_cons *c = &kuw_cons[i];
+
+		c->fn = (unsigned long)kuw_serve_fn(i, &c->name);
+		c->addr = c->fn ? kuw_lookup_name(c->name) : 0;
+		if (!c->addr)
+			c->fn = 0;
+	}
 	mutex_lock(&kuw_cons_mutex);
 	kuw_cons_ready = true;
 	mutex_unlock(&kuw_cons_mutex);
@@ -311,12 +360,9 @@ int kuw_consumers_init(void)
  */
 void kuw_consumers_exit(void)
 {
-	int i;
-
 	mutex_lock(&kuw_cons_mutex);
 	kuw_cons_set(false);
 	kuw_cons_ready = false;
-	for (i = 0; i < KUW_CONS__COUNT; i++)
-		kuw_cons_free(&kuw_cons[i]);
+	kuw_cons_free();
 	mutex_unlock(&kuw_cons_mutex);
 }

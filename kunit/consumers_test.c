@@ -149,8 +149,8 @@ static void cs_switch_off(struct kunit *test)
 /*
  * stack_trace_save_tsk() (not exported before 6.2) and
  * stack_trace_save_tsk_reliable() (never exported: livepatch is built in):
- * found through kallsyms, called as any caller calls them.  0 / -ENOSYS
- * where the kernel has none.
+ * found through kallsyms, called as any caller calls them.  0 /
+ * -EOPNOTSUPP where the kernel has none.
  */
 static unsigned int kt_save_tsk(struct task_struct *task, unsigned long *store,
 				unsigned int size)
@@ -178,7 +178,7 @@ static int kt_save_tsk_reliable(struct task_struct *task, unsigned long *store,
 		return kuw_call(stack_trace_save_tsk_reliable, task, store,
 				size);
 #endif
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 /* ---- stack_trace_save() from an hrtimer interrupting a leaf ---- */
@@ -208,6 +208,7 @@ static noinline int cs_spin_leaf(struct kuw_chain *c)
 	struct cs_hrtimer *k = c->priv;
 	unsigned long end = jiffies + 2 * HZ;
 
+	/* pairs with the release in cs_hrtimer_fn() */
 	while (!smp_load_acquire(&k->done) && time_before(jiffies, end))
 		cpu_relax();
 	return 0;
@@ -234,6 +235,7 @@ static void cs_run_hrtimer(struct kunit *test, struct cs_hrtimer *k)
 	kuw_chain_run(&c);
 	preempt_enable();
 	hrtimer_cancel(&k->timer);
+	/* pairs with the release in cs_hrtimer_fn() */
 	KUNIT_ASSERT_EQ(test, smp_load_acquire(&k->done), 1);
 }
 
@@ -439,7 +441,7 @@ static void cs_wait_runs(struct cs_storm *s, int runs)
 	int tries;
 
 	for (tries = 0; tries < 1000 && atomic_read(&s->runs) < runs; tries++)
-		msleep(1);
+		usleep_range(1000, 2000);
 }
 
 static void cs_toggle(struct kunit *test)
@@ -465,9 +467,9 @@ static void cs_toggle(struct kunit *test)
 	cs_wait_runs(s, 1);
 	for (i = 0; i < 10; i++) {
 		KUNIT_EXPECT_EQ(test, kunwind_consumers_set(true), 0);
-		msleep(5);
+		usleep_range(5000, 6000);
 		KUNIT_EXPECT_EQ(test, kunwind_consumers_set(false), 0);
-		msleep(5);
+		usleep_range(5000, 6000);
 	}
 	cs_wait_runs(s, atomic_read(&s->runs) + 1);
 	WRITE_ONCE(s->stop, true);

@@ -168,7 +168,8 @@ static int kuw_cons_set(bool on)
 		if (!kuw_cons_built)
 			c->err = c->fn ? kuw_cons_filter(c) : -ENOENT;
 		any |= !c->err;
-		if (c->err && !ret)
+		/* one this kernel does not have is no error of the switch */
+		if (c->err && c->fn && !ret)
 			ret = c->err;
 	}
 	kuw_cons_built = true;
@@ -191,8 +192,8 @@ static int kuw_cons_set(bool on)
  * be hooked stays on the kernel's path and keeps its error (shown in
  * debugfs consumers).
  *
- * Return: 0, the first consumer's error (the others are on), -EOPNOTSUPP
- * without ftrace, -ENODEV while the module goes.
+ * Return: 0, the first error of a consumer this kernel has (the others
+ * are on), -EOPNOTSUPP without ftrace, -ENODEV while the module goes.
  */
 int kuw_consumers_switch(bool on)
 {

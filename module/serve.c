@@ -63,7 +63,7 @@ static unsigned long KUW_FN(arch_stack_walk_reliable);
 #endif
 #ifdef CONFIG_PERF_EVENTS
 static unsigned long KUW_FN(perf_callchain_kernel);
-static unsigned long kuw_perf_guest_cbs;	/* &perf_guest_cbs */
+static unsigned long kuw_perf_guest_cbs;	/* &perf_guest_cbs, or 0 */
 #endif
 static unsigned long kuw_sched_text[2];
 
@@ -360,7 +360,7 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	unsigned long pc;
 	bool ok = false;
 
-	if (READ_ONCE(*(void **)kuw_perf_guest_cbs) ||
+	if ((kuw_perf_guest_cbs && READ_ONCE(*(void **)kuw_perf_guest_cbs)) ||
 	    !kuw_arch_perf_full_regs(regs)) {
 		kuw_perf_kernel(entry, regs);
 		goto out;
@@ -424,7 +424,10 @@ void *kuw_serve_fn(int c, const char **name)
 #endif
 #ifdef CONFIG_PERF_EVENTS
 	case KUW_CONS_PERF:
-		return KUW_FN(perf_callchain_kernel) && kuw_perf_guest_cbs ?
+		/* without GUEST_PERF_EVENTS there are no guest callbacks */
+		return KUW_FN(perf_callchain_kernel) &&
+		       (kuw_perf_guest_cbs ||
+			!IS_ENABLED(CONFIG_GUEST_PERF_EVENTS)) ?
 		       kuw_perf_callchain_kernel : NULL;
 #endif
 	}

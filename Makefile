@@ -9,7 +9,7 @@
 #   make check-matrix   make check on every cell (6.1, 6.12, 7.3 x x86_64, arm64)
 #   make demo           boot the test kernel, show tables, rules and an oops trace
 #                       (ARCH=arm64: on the arm64 test kernel)
-#   make check-stock    smoke test on Debian's stock 6.1 kernel
+#   make check-stock    Debian's stock kernel (RELEASE=6.1|6.12|7.3, ARCH=)
 #                       (ARCH=arm64: its arm64 build, under QEMU)
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
 #   make check-headers  kunwind.ko against Debian's stock header packages
@@ -101,9 +101,11 @@ check-matrix:
 demo:
 	@ARCH=$(ARCH) scripts/demo.sh
 
-# ARCH=arm64: Debian's stock arm64 kernel under qemu-system-aarch64
+# RELEASE=6.1|6.12|7.3 (default 6.1): Debian 12's, Debian 13's or
+# trixie-backports' stock kernel; ARCH=arm64: the arm64 one, under
+# qemu-system-aarch64
 check-stock:
-	@ARCH=$(ARCH) scripts/check-stock.sh
+	@ARCH=$(ARCH) KUW_RELEASE=$(or $(RELEASE),$(KUNWIND_RELEASE),6.1) scripts/check-stock.sh
 
 # RELEASE=6.12|7.3: on that release's arm64 test kernel (make check
 # RELEASE=... ARCH=arm64 is the same cell).

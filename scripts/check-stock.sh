@@ -147,13 +147,21 @@ if [ ! -f "$ST/.kuw-ok" ]; then
 	touch "$ST/.kuw-ok"
 fi
 KDIR=$(kuw_headers_fetch "$da" "$kver") || die "linux-headers-$kver: download failed"
-VMLINUZ="$ST/root/boot/vmlinuz-$kver"
-[ -f "$VMLINUZ" ] || die "$VMLINUZ missing"
+# 6.x: /boot/vmlinuz-VER and /lib/modules/VER; 7.x: /usr/lib/modules/VER/
+# holds both (vmlinuz and kernel/)
+VMLINUZ=
+for f in "$ST/root/boot/vmlinuz-$kver" "$ST/root/usr/lib/modules/$kver/vmlinuz" \
+	"$ST/root/lib/modules/$kver/vmlinuz"; do
+	[ -f "$f" ] && { VMLINUZ=$f; break; }
+done
+[ -n "$VMLINUZ" ] || die "linux-image-$kver: no boot/vmlinuz-$kver or usr/lib/modules/$kver/vmlinuz"
+MODDIR=$ST/root/lib/modules/$kver
+[ -d "$MODDIR" ] || MODDIR=$ST/root/usr/lib/modules/$kver
 # Debian 13's modules are xz-compressed (loop.ko.xz): busybox insmod takes
 # them plain.
 stock_mod() { # PATH under kernel/ without .ko: prints a plain .ko
 	local f
-	for f in "$ST/root/lib/modules/$kver/kernel/$1".ko*; do
+	for f in "$MODDIR/kernel/$1".ko*; do
 		case $f in
 		*.ko) echo "$f"; return ;;
 		*.ko.xz) xz -dc "$f" >"$WORK/${1##*/}.ko" ;;

@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check-stock: the real-world path on Debian's stock 6.1 kernel.
+# make check-stock: the real-world path on Debian's stock kernel of a
+# release: RELEASE=6.1 (Debian 12, the default), 6.12 (Debian 13), 7.3
+# (trixie-backports); ARCH=x86_64 (amd64) or arm64.
 #
-#  1. apt-get download linux-image-6.1.0-N-amd64 and its headers (the
-#     version linux-image-amd64 depends on), dpkg-deb -x into the cache
-#     (nothing is installed on the host)
+#  1. the kernel linux-image-<arch> of that release depends on (private apt
+#     of scripts/debian.sh: the host's apt is not used), apt-get download
+#     of linux-image-<kver> (7.x: a metapackage; the kernel is in
+#     linux-binary-<kver>, the modules, xz-compressed, in
+#     linux-modules-<kver>, under usr/lib/modules/<kver>/), dpkg-deb -x into
+#     the cache (nothing is installed on the host); its headers are
+#     check-headers.sh's (kuw_headers_fetch)
 #  2. build kunwind.ko and demo_oops.ko (a payload with .eh_frame and
-#     .sframe) against those headers; the KUnit suites are skipped there
+#     .sframe) against those headers with the kernel's own compiler (6.1:
+#     Debian 12's gcc-12; 6.12 and 7.3: Debian 13's gcc-14, in a root when
+#     the host is not Debian 13); the KUnit suites are skipped there
 #     (CONFIG_KUNIT is unset in Debian's kernel)
-#  3. dkms add/build/install against the same headers, with every dkms tree
-#     in the cache (when the dkms package is installable)
-#  4. the kernel's debug package, linux-image-<kver>-dbg, and the newest
-#     other build's (the "wrong kernel"): apt-get download once, unpacked,
-#     trimmed to what kunwind-dump reads, cached; the .debs deleted
-#     (KUNWIND_STOCK_DBG=0 skips this part and the guest checks that need
-#     it, as KTAP skips)
+#  3. dkms add/build/install against the same headers in the kernel's own
+#     Debian release (its dkms and compiler), every dkms tree in the cache
+#  4. the kernel's debug package, linux-image-<kver>-dbg, and an older
+#     release's of the same family (the "wrong kernel": 6.1.0-M, 6.12.M,
+#     7.2.M): apt-get download once, unpacked, trimmed to what kunwind-dump
+#     reads, cached; the .debs deleted (KUNWIND_STOCK_DBG=0 skips this part
+#     and the guest checks that need it, as KTAP skips).  7.x's package
+#     has the vmlinux at lib/modules/<kver>/vmlinux and boot/vmlinux-<kver>
+#     a link to it: followed, and the guest gets both, as the package has
+#     them
 #  5. boot the stock kernel in QEMU with a busybox initramfs (a static
 #     kunwind-dump, the trimmed debug files at Debian's paths, the stock
 #     loop.ko): scripts/init/stock.sh loads kunwind.ko and the tables, and
@@ -24,9 +35,8 @@
 #     must be the kernel's (scripts/oops_traces.py)
 #
 # ARCH=arm64 (make check-stock ARCH=arm64): the same on Debian's stock
-# arm64 kernel, linux-image-6.1.0-N-arm64 (apt-get download of the :arm64
-# packages, dpkg's arm64 architecture added when missing), its modules
-# cross-built against its headers with the amd64 linux-kbuild-6.1 host
+# arm64 kernel, linux-image-<kver>-arm64 (the :arm64 packages), its modules
+# cross-built against its headers with the amd64 linux-kbuild host
 # tools (fixdep, modpost: host programs) and ARCH=arm64
 # CROSS_COMPILE=aarch64-linux-gnu-, a static aarch64 kunwind-dump, booted
 # under qemu-system-aarch64 -M virt -cpu max.  The kernel's own unwinder

@@ -36,8 +36,9 @@
  *   kernel  stack_trace_save_tsk_reliable() (not exported; where the kernel
  *           has CONFIG_HAVE_RELIABLE_STACKTRACE): frames, or < 0 when the
  *           kernel calls the stack unreliable
- *   plain   stack_trace_save_tsk() (exported): the frames the kernel's
- *           unwinder sees (scheduler functions left out)
+ *   plain   stack_trace_save_tsk() (exported since 6.2, found like the
+ *           others): the frames the kernel's unwinder sees (scheduler
+ *           functions left out)
  *   kunwind kunwind_start(task) ... kunwind_next_frame(): pcs, whether
  *           each is a return address, and kunwind_reliable()
  * Then, outside the callback, every trace kunwind calls reliable is
@@ -128,6 +129,7 @@ static char rp_name_a[RP_NAME], rp_name_b[RP_NAME];
 static struct dentry *rp_dir;
 
 static unsigned long KUW_FN(task_call_func);
+static unsigned long KUW_FN(stack_trace_save_tsk);
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
 static unsigned long KUW_FN(stack_trace_save_tsk_reliable);
 #endif
@@ -272,7 +274,7 @@ static int rp_sample_cb(struct task_struct *t, void *arg)
 #else
 	s->krn = -ENOSYS;
 #endif
-	s->kpn = stack_trace_save_tsk(t, s->kp, RP_MAX, 0);
+	s->kpn = kuw_call(stack_trace_save_tsk, t, s->kp, RP_MAX, 0);
 	for (kunwind_start(&st, t, NULL, NULL);
 	     !kunwind_done(&st) && n <= KUNWIND_MAX_FRAMES;
 	     kunwind_next_frame(&st)) {
@@ -620,6 +622,11 @@ static int __init rp_init(void)
 	KUW_FN(task_call_func) = kt_lookup_name("task_call_func");
 	if (!KUW_FN(task_call_func)) {
 		pr_err("reliable_payload: task_call_func not found\n");
+		return -ENOENT;
+	}
+	KUW_FN(stack_trace_save_tsk) = kt_lookup_name("stack_trace_save_tsk");
+	if (!KUW_FN(stack_trace_save_tsk)) {
+		pr_err("reliable_payload: stack_trace_save_tsk not found\n");
 		return -ENOENT;
 	}
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE

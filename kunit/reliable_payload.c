@@ -272,7 +272,7 @@ static int rp_sample_cb(struct task_struct *t, void *arg)
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
 	s->krn = kuw_call(stack_trace_save_tsk_reliable, t, s->kr, RP_MAX);
 #else
-	s->krn = -ENOSYS;
+	s->krn = -EOPNOTSUPP;
 #endif
 	s->kpn = kuw_call(stack_trace_save_tsk, t, s->kp, RP_MAX, 0);
 	for (kunwind_start(&st, t, NULL, NULL);

@@ -523,7 +523,7 @@ static int rp_run_show(struct seq_file *m, void *v)
 #else
 	seq_puts(m, "kernel reliable: none (no CONFIG_HAVE_RELIABLE_STACKTRACE)\n");
 #endif
-	seq_printf(m, "preemptible: %s\nspinners: %u\n",
+	seq_printf(m, "preemptible: %s\nspinners running: %u\n",
 		   preempt_model_preemptible() ? "yes" : "no", rp_nspin);
 	seq_printf(m, "rounds %lu tasks %lu on-cpu %lu gone %lu too-deep %lu\n",
 		   c->rounds, c->tasks, c->on_cpu, c->gone, c->deep);

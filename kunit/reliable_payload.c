@@ -83,6 +83,7 @@
 #define RP_SPIN_ROUNDS	64		/* rp_spin's loop, then back to rp_thread */
 #define RP_TEXT		(48 * 1024)	/* the report's per-task lines */
 #define RP_DETAIL_MAX	8		/* tasks printed with their frames */
+#define RP_LINES_MAX	32		/* tasks printed, wrong ones aside */
 #define RP_NAME		KSYM_NAME_LEN
 
 struct rp_spinner {
@@ -117,7 +118,7 @@ struct rp_counts {
 	unsigned long spin_seen, spin_pre, spin_leaf, spin_chain_ok;
 	unsigned long spin_kunwind, spin_kernel;
 	unsigned long tail_kernel, tail_kunwind;
-	unsigned long details;
+	unsigned long details, lines, omitted;
 };
 
 static DEFINE_MUTEX(rp_lock);		/* everything below, and the spinners */
@@ -401,12 +402,18 @@ static void rp_text_add(const char *fmt, ...)
 	va_end(args);
 }
 
+/* A task's line, and its frames for the first few; wrong ones always. */
 static void rp_detail(struct task_struct *t, const struct rp_sample *s,
-		      const char *what)
+		      const char *what, bool wrong)
 {
 	unsigned int i, nk = s->krn > 0 ? s->krn : 0;
 	unsigned int nu = min_t(unsigned int, s->kun, RP_MAX);
 
+	if (!wrong && rp_c.lines >= RP_LINES_MAX) {
+		rp_c.omitted++;
+		return;
+	}
+	rp_c.lines++;
 	rp_text_add("task %d %s: %s: kernel %d plain %u kunwind %u %s reliable %s\n",
 		    task_pid_nr(t), t->comm, what, s->krn, s->kpn, s->kun,
 		    kunwind_strerror(s->ku_err), s->ku_rel ? "yes" : "no");
@@ -468,12 +475,13 @@ static void rp_judge(struct task_struct *t, struct rp_sample *s,
 	}
 	if (!good) {
 		rp_c.wrong++;
-		rp_detail(t, s, why);
+		rp_detail(t, s, why, true);
 	} else if (krel != urel) {
 		rp_detail(t, s, krel ? "only the kernel's reliable" :
-				       "only kunwind's reliable");
+				       "only kunwind's reliable", false);
 	} else if (spin && s->spin_in_chain && !chain) {
-		rp_detail(t, s, "preempted spinner, not its chain (unreliable)");
+		rp_detail(t, s, "preempted spinner, not its chain (unreliable)",
+			  false);
 	}
 }
 
@@ -534,6 +542,8 @@ static int rp_run_show(struct seq_file *m, void *v)
 		   c->tail_kernel, c->tail_kunwind);
 	if (rp_len)
 		seq_write(m, rp_text, rp_len);
+	if (c->omitted)
+		seq_printf(m, "(%lu more tasks not printed)\n", c->omitted);
 	seq_printf(m, "reliable: tasks %lu kernel %lu kunwind %lu only-kunwind %lu only-kernel %lu both %lu disagree %lu wrong %lu\n",
 		   c->tasks, c->kernel, c->kunwind, c->only_kunwind,
 		   c->only_kernel, c->both, c->disagree, c->wrong);

@@ -47,8 +47,7 @@ test)
 	;;
 stock)
 	KDIR=$(ls -d "$CACHE"/headers/"$KUW_RELEASE".*/root/usr/src/linux-headers-*-"$da" \
-		"$CACHE"/headers/"$KUW_RELEASE".*-*/root/usr/src/linux-headers-*-"$da" 2>/dev/null |
-		sort -V | tail -n 1)
+		2>/dev/null | sort -V | tail -n 1 || true)
 	[ -n "$KDIR" ] || die "no unpacked linux-headers of $KUW_RELEASE for $da: run make check-headers first"
 	kver=${KDIR##*/linux-headers-}
 	d="$CACHE/reliable/$kver"
@@ -66,7 +65,8 @@ stock)
 		rm -rf "$d/debs"
 		touch "$d/.kuw-ok"
 	fi
-	IMAGE=$(ls "$d"/root/boot/vmlinuz-"$kver" "$d"/root/usr/lib/modules/"$kver"/vmlinuz 2>/dev/null | head -n 1)
+	IMAGE=$(ls "$d"/root/boot/vmlinuz-"$kver" "$d"/root/usr/lib/modules/"$kver"/vmlinuz \
+		2>/dev/null | head -n 1 || true)
 	[ -n "$IMAGE" ] || die "no kernel image in $d"
 	if [ "$KUW_ARCH" = arm64 ] && [ "$(head -c 2 "$IMAGE" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
 		zcat "$IMAGE" >"$WORK/Image"

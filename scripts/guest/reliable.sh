@@ -56,7 +56,9 @@ diag "command line: $(cat /proc/cmdline)"
 # Which tables kunwind has: without the vmlinux's, its vmlinux frames are
 # stepped by the kernel's unwinder (ORC) or by frame records, never
 # reliably: no trace through vmlinux is reliable for kunwind then.
+vmtab=0
 if [ -r $D/tables ] && grep -q '^vmlinux' $D/tables; then
+	vmtab=1
 	diag "kunwind tables: vmlinux $(grep '^vmlinux' $D/tables | head -n 1)"
 else
 	diag "kunwind tables: no vmlinux table (kunwind's vmlinux frames are never reliable)"
@@ -116,6 +118,8 @@ case $arch in
 aarch64)
 	if [ $krel = no ]; then
 		skip "kunwind reliable where the kernel gives up" "no HAVE_RELIABLE_STACKTRACE in this kernel (arm64 before 6.17)"
+	elif [ $vmtab = 0 ]; then
+		skip "kunwind reliable where the kernel gives up" "kunwind has no vmlinux table (load the -dbg blob)"
 	elif [ $load = 0 ] || [ "${pre:-0}" = 0 ]; then
 		skip "kunwind reliable where the kernel gives up" "no spinner was preempted"
 	elif [ "${onlyu:-0}" -gt 0 ]; then
@@ -129,6 +133,8 @@ aarch64)
 	skip "kunwind reliable where the kernel gives up" "x86: ORC's reliable walk crosses kernel-mode pt_regs"
 	if [ $krel = no ]; then
 		skip "kunwind's reliable verdict is ORC's" "no HAVE_RELIABLE_STACKTRACE in this kernel"
+	elif [ $vmtab = 0 ]; then
+		skip "kunwind's reliable verdict is ORC's" "kunwind has no vmlinux table (load the -dbg blob)"
 	elif [ "${onlyu:-0}" = 0 ] && [ "${onlyk:-0}" = 0 ]; then
 		ok "kunwind's reliable verdict is ORC's ($(field both) both reliable)"
 	else

@@ -13,8 +13,10 @@
  *         with preempt=full where the model is dynamic): a spinner never
  *         yields.  A read says what runs.
  *   run   a write samples every thread once (counts add up over the
- *         writes; "reset" zeroes them); a read prints the counts, the
- *         per-task lines of the first disagreements, and the summary line
+ *         writes; "reset" zeroes them; "selftest" makes one round of
+ *         traces wrong on purpose, see rp_mutate(), counted apart); a
+ *         read prints the counts, the per-task lines of the first
+ *         disagreements, and the summary line
  *
  *           reliable: tasks N kernel K kunwind U only-kunwind X
  *                     only-kernel Y both B disagree D wrong W
@@ -119,11 +121,14 @@ struct rp_counts {
 	unsigned long spin_kunwind, spin_kernel;
 	unsigned long tail_kernel, tail_kunwind;
 	unsigned long details, lines, omitted;
+	unsigned long mutated;		/* selftest: traces made wrong */
 };
 
 static DEFINE_MUTEX(rp_lock);		/* everything below, and the spinners */
 static struct rp_sample rp_s;
 static struct rp_counts rp_c;
+static bool rp_selftest;
+static unsigned long rp_self_mutated, rp_self_wrong;
 static char *rp_text;
 static size_t rp_len;
 static char rp_name_a[RP_NAME], rp_name_b[RP_NAME];
@@ -428,6 +433,36 @@ static void rp_detail(struct task_struct *t, const struct rp_sample *s,
 			    i < nu && s->ku_sig[i] ? " (regs)" : "");
 }
 
+/*
+ * The judge's own check ("selftest" written to run): traces made wrong on
+ * purpose, each of which it must call wrong.  A trace both walks call
+ * reliable gets two of kunwind's frames swapped; a preempted spinner's
+ * walk is called reliable by kunwind with its rp_spin frame left out
+ * (the caller a frame-record walk misses).  Return: whether @s was changed.
+ */
+static bool rp_mutate(struct rp_sample *s, struct rp_spinner *spin)
+{
+	unsigned int i, n = min_t(unsigned int, s->kun, RP_MAX);
+
+	if (s->krn > 0 && s->ku_rel && n >= 3 && s->ku[1] != s->ku[2]) {
+		swap(s->ku[1], s->ku[2]);
+		return true;
+	}
+	if (!spin || !s->spin_in_chain)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!rp_is_fn(s->ku[i], s->ku_sig[i], rp_spin))
+			continue;
+		memmove(&s->ku[i], &s->ku[i + 1], (n - i - 1) * sizeof(*s->ku));
+		memmove(&s->ku_sig[i], &s->ku_sig[i + 1],
+			(n - i - 1) * sizeof(*s->ku_sig));
+		s->kun--;
+		s->ku_rel = true;
+		return true;
+	}
+	return false;
+}
+
 static void rp_judge(struct task_struct *t, struct rp_sample *s,
 		     struct rp_spinner *spin)
 {
@@ -441,6 +476,8 @@ static void rp_judge(struct task_struct *t, struct rp_sample *s,
 		rp_c.deep++;
 		return;
 	}
+	if (rp_selftest && rp_mutate(s, spin))
+		rp_c.mutated++;
 	rp_c.kernel += krel;
 	rp_c.kunwind += urel;
 	if (spin && s->spin_in_chain) {
@@ -544,6 +581,8 @@ static int rp_run_show(struct seq_file *m, void *v)
 		seq_write(m, rp_text, rp_len);
 	if (c->omitted)
 		seq_printf(m, "(%lu more tasks not printed)\n", c->omitted);
+	seq_printf(m, "selftest: made wrong %lu called wrong %lu\n",
+		   rp_self_mutated, rp_self_wrong);
 	seq_printf(m, "reliable: tasks %lu kernel %lu kunwind %lu only-kunwind %lu only-kernel %lu both %lu disagree %lu wrong %lu\n",
 		   c->tasks, c->kernel, c->kunwind, c->only_kunwind,
 		   c->only_kernel, c->both, c->disagree, c->wrong);
@@ -559,7 +598,7 @@ static int rp_run_open(struct inode *inode, struct file *file)
 static ssize_t rp_run_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *ppos)
 {
-	char buf[8] = "";
+	char buf[16] = "";
 
 	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
 		return -EFAULT;
@@ -567,6 +606,23 @@ static ssize_t rp_run_write(struct file *file, const char __user *ubuf,
 	if (!strncmp(buf, "reset", 5)) {
 		memset(&rp_c, 0, sizeof(rp_c));
 		rp_len = 0;
+		rp_self_mutated = 0;
+		rp_self_wrong = 0;
+	} else if (!strncmp(buf, "selftest", 7)) {
+		/* one round of wrong traces, counted apart */
+		struct rp_counts keep = rp_c;
+		size_t len = rp_len;
+
+		memset(&rp_c, 0, sizeof(rp_c));
+		rp_c.details = RP_DETAIL_MAX;
+		rp_c.lines = RP_LINES_MAX;
+		rp_selftest = true;
+		rp_run();
+		rp_selftest = false;
+		rp_self_mutated += rp_c.mutated;
+		rp_self_wrong += rp_c.wrong;
+		rp_c = keep;
+		rp_len = len;
 	} else {
 		rp_run();
 	}

@@ -21,7 +21,10 @@
 #     6.17+): kunwind walks reliably some preempted task the kernel gives
 #     up on (only-kunwind > 0); skipped on x86 and where arm64 has none;
 #  5. x86 (ORC): kunwind calls reliable exactly the traces ORC does
-#     (only-kunwind 0, only-kernel 0); skipped on arm64.
+#     (only-kunwind 0, only-kernel 0); skipped on arm64;
+#  6. the judge itself: one more round with traces made wrong on purpose
+#     (two frames swapped, a preempted spinner's rp_spin left out and
+#     the walk called reliable): it calls every one of them wrong.
 # The closing note quotes the summary line "reliable: tasks N ...".
 # RELIABLE_RUNS (default 5) sets the rounds, 200 ms apart, after the
 # spinners ran RELIABLE_WARM seconds (default 2).
@@ -33,7 +36,7 @@ T=/tmp/kuw-reliable
 RUNS=${RELIABLE_RUNS:-5}
 WARM=${RELIABLE_WARM:-2}
 mkdir -p $T
-ktap_plan 5
+ktap_plan 6
 
 ours=
 if [ ! -d $R ] && [ -f "${KUW_MODDIR:-/lib/kunwind}/kunit/reliable_payload.ko" ]; then
@@ -42,7 +45,8 @@ fi
 if [ ! -w $R/run ]; then
 	notok "reliable_payload.ko loaded (debugfs kunwind_reliable)"
 	for t in "a spinner preempted in kernel mode" "kunwind's reliable traces are right" \
-		"kunwind reliable where the kernel gives up" "kunwind's reliable verdict is ORC's"; do
+		"kunwind reliable where the kernel gives up" "kunwind's reliable verdict is ORC's" \
+		"the judge calls wrong traces wrong"; do
 		skip "$t" "reliable_payload.ko not loaded"
 	done
 	exit 0
@@ -81,6 +85,7 @@ while [ $i -lt "$RUNS" ]; do
 	sleep 0.2 2>/dev/null || usleep 200000
 	i=$((i + 1))
 done
+echo selftest >$R/run
 [ $load = 0 ] || echo 0 >$R/load
 cat $R/run >$T/out
 diag <$T/out
@@ -142,5 +147,13 @@ aarch64)
 	fi
 	;;
 esac
+st=$(grep '^selftest: ' $T/out)
+made=$(echo "$st" | sed -n 's/.* made wrong \([0-9]*\).*/\1/p')
+called=$(echo "$st" | sed -n 's/.* called wrong \([0-9]*\).*/\1/p')
+if [ "${made:-0}" -gt 0 ] && [ "$called" = "$made" ]; then
+	ok "the judge calls wrong traces wrong ($called of $made)"
+else
+	notok "the judge calls wrong traces wrong (${called:-?} of ${made:-?})"
+fi
 [ -z "$ours" ] || rmmod reliable_payload
 exit 0

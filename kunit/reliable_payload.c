@@ -466,7 +466,7 @@ static bool rp_mutate(struct rp_sample *s, struct rp_spinner *spin)
 static void rp_judge(struct task_struct *t, struct rp_sample *s,
 		     struct rp_spinner *spin)
 {
-	bool krel = s->krn > 0, urel = s->ku_rel, good = true, leaf = false;
+	bool krel = s->krn > 0, urel, good = true, leaf = false;
 	bool chain = false;
 	const char *why = NULL;
 	int tail = 0;
@@ -478,6 +478,7 @@ static void rp_judge(struct task_struct *t, struct rp_sample *s,
 	}
 	if (rp_selftest && rp_mutate(s, spin))
 		rp_c.mutated++;
+	urel = s->ku_rel;
 	rp_c.kernel += krel;
 	rp_c.kunwind += urel;
 	if (spin && s->spin_in_chain) {

@@ -74,7 +74,7 @@ if echo 2 >$R/load 2>$T/load.err; then
 	load=1
 	ok "spinners run: $(cat $R/load)"
 else
-	skip "spinners run" "the kernel does not preempt in kernel mode ($(cat $R/load); boot with preempt=full)"
+	skip "spinners run" "the kernel does not preempt in kernel mode ($(cat $R/load); boot with preempt=full where the model is dynamic)"
 fi
 if [ $load = 1 ]; then
 	sleep "$WARM"

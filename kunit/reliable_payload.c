@@ -118,7 +118,7 @@ struct rp_counts {
 	unsigned long kernel, kunwind, only_kunwind, only_kernel, both;
 	unsigned long disagree, wrong;
 	unsigned long spin_seen, spin_pre, spin_leaf, spin_chain_ok;
-	unsigned long spin_kunwind, spin_kernel;
+	unsigned long spin_kunwind, spin_kernel, spin_missed;
 	unsigned long tail_kernel, tail_kunwind;
 	unsigned long details, lines, omitted;
 	unsigned long mutated;		/* selftest: traces made wrong */
@@ -362,7 +362,8 @@ static bool rp_same(const struct rp_sample *s, int *tail)
  * A spinner's chain in kunwind's trace, from its first frame in rp_leaf or
  * rp_spin on; @leaf: that frame is rp_leaf's.
  */
-static bool rp_chain_ok(const struct rp_sample *s, bool *leaf)
+static bool rp_chain_ok(const struct rp_sample *s, bool *leaf,
+			unsigned int *spin_at)
 {
 	static void *const chain[] = {
 		rp_spin, rp_chain_c, rp_chain_b, rp_chain_a, rp_thread,
@@ -385,6 +386,7 @@ static bool rp_chain_ok(const struct rp_sample *s, bool *leaf)
 		return false;
 	if (*leaf)
 		i++;
+	*spin_at = i;
 	for (j = 0; j < ARRAY_SIZE(chain); j++, i++)
 		if (i >= n || !rp_is_fn(s->ku[i], s->ku_sig[i], chain[j]))
 			return false;
@@ -469,6 +471,7 @@ static void rp_judge(struct task_struct *t, struct rp_sample *s,
 	bool krel = s->krn > 0, urel, good = true, leaf = false;
 	bool chain = false;
 	const char *why = NULL;
+	unsigned int spin_at = 0, i;
 	int tail = 0;
 
 	rp_c.tasks++;
@@ -483,8 +486,13 @@ static void rp_judge(struct task_struct *t, struct rp_sample *s,
 	rp_c.kunwind += urel;
 	if (spin && s->spin_in_chain) {
 		rp_c.spin_pre++;
-		chain = rp_chain_ok(s, &leaf);
+		chain = rp_chain_ok(s, &leaf, &spin_at);
 		rp_c.spin_chain_ok += chain;
+		/* rp_spin's frame, which a frame-record walk may not see */
+		for (i = 0; chain && i < s->kpn; i++)
+			if (s->kp[i] == s->ku[spin_at])
+				break;
+		rp_c.spin_missed += chain && i == s->kpn;
 		rp_c.spin_leaf += leaf;
 		rp_c.spin_kunwind += urel;
 		rp_c.spin_kernel += krel;
@@ -573,9 +581,9 @@ static int rp_run_show(struct seq_file *m, void *v)
 		   preempt_model_preemptible() ? "yes" : "no", rp_nspin);
 	seq_printf(m, "rounds %lu tasks %lu on-cpu %lu gone %lu too-deep %lu\n",
 		   c->rounds, c->tasks, c->on_cpu, c->gone, c->deep);
-	seq_printf(m, "spinners: sampled %lu preempted %lu in-leaf %lu chain-ok %lu kunwind-reliable %lu kernel-reliable %lu\n",
+	seq_printf(m, "spinners: sampled %lu preempted %lu in-leaf %lu chain-ok %lu kunwind-reliable %lu kernel-reliable %lu rp_spin-missed-by-kernel %lu\n",
 		   c->spin_seen, c->spin_pre, c->spin_leaf, c->spin_chain_ok,
-		   c->spin_kunwind, c->spin_kernel);
+		   c->spin_kunwind, c->spin_kernel, c->spin_missed);
 	seq_printf(m, "trailing frames: kernel's reliable has more %lu, kunwind's %lu\n",
 		   c->tail_kernel, c->tail_kunwind);
 	if (rp_len)

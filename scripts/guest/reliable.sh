@@ -96,6 +96,7 @@ field() { echo "$sum" | sed -n "s/.* $1 \([0-9]*\).*/\1/p"; }
 spin=$(grep '^spinners: sampled' $T/out)
 pre=$(echo "$spin" | sed -n 's/.* preempted \([0-9]*\).*/\1/p')
 leaf=$(echo "$spin" | sed -n 's/.* in-leaf \([0-9]*\).*/\1/p')
+missed=$(echo "$spin" | sed -n 's/.* rp_spin-missed-by-kernel \([0-9]*\).*/\1/p')
 wrong=$(field wrong)
 onlyu=$(field only-kunwind)
 onlyk=$(field only-kernel)
@@ -106,7 +107,7 @@ grep -q '^kernel reliable: stack_trace_save_tsk_reliable' $T/out && krel=yes
 if [ $load = 0 ]; then
 	skip "a spinner preempted in kernel mode" "no spinners"
 elif [ "${pre:-0}" -gt 0 ]; then
-	ok "a spinner preempted in kernel mode ($pre samples, $leaf in the frameless leaf)"
+	ok "a spinner preempted in kernel mode ($pre samples, $leaf in the frameless leaf; rp_spin missing from the kernel's plain walk in $missed)"
 else
 	notok "a spinner preempted in kernel mode (none of the spinners' samples)"
 fi

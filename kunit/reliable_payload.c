@@ -110,7 +110,8 @@ struct rp_sample {
 	int ku_err;
 	bool ku_rel;
 	bool on_cpu;
-	bool spin_in_chain;
+	struct rp_spinner *spin;	/* the task is a spinner */
+	bool spin_in_chain;		/* read while the task was pinned */
 };
 
 struct rp_counts {
@@ -275,6 +276,8 @@ static int rp_sample_cb(struct task_struct *t, void *arg)
 		s->on_cpu = true;
 		return -EBUSY;
 	}
+	/* its last store before it was switched out is visible here */
+	s->spin_in_chain = s->spin && READ_ONCE(s->spin->in_chain);
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
 	s->krn = kuw_call(stack_trace_save_tsk_reliable, t, s->kr, RP_MAX);
 #else
@@ -553,9 +556,8 @@ static void rp_run(void)
 		spin = rp_spinner_of(t);
 		if (spin)
 			rp_c.spin_seen++;
+		rp_s.spin = spin;
 		ret = kuw_call(task_call_func, t, rp_sample_cb, &rp_s);
-		/* read after: a spinner that is not on a CPU does not move */
-		rp_s.spin_in_chain = spin && READ_ONCE(spin->in_chain);
 		if (!ret)
 			rp_judge(t, &rp_s, spin);
 		else

@@ -438,22 +438,41 @@ static void rp_detail(struct task_struct *t, const struct rp_sample *s,
 			    i < nu && s->ku_sig[i] ? " (regs)" : "");
 }
 
+/* How many times @v is in @a[0..n). */
+static unsigned int rp_count(const unsigned long *a, unsigned int n,
+			     unsigned long v)
+{
+	unsigned int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += a[i] == v;
+	return c;
+}
+
 /*
  * The judge's own check ("selftest" written to run): traces made wrong on
- * purpose, each of which it must call wrong.  A trace both walks call
- * reliable gets two of kunwind's frames swapped; a preempted spinner's
- * walk is called reliable by kunwind with its rp_spin frame left out
- * (the caller a frame-record walk misses).  Return: whether @s was changed.
+ * purpose, each of which it must call wrong.  A trace kunwind calls
+ * reliable gets two neighbouring frames swapped, two that the kernel's
+ * plain walk has too, once each; a preempted spinner's walk that kunwind
+ * does not call reliable is called reliable with its rp_spin frame left
+ * out (the caller a frame-record walk misses).  Return: whether @s was
+ * changed.
  */
 static bool rp_mutate(struct rp_sample *s, struct rp_spinner *spin)
 {
 	unsigned int i, n = min_t(unsigned int, s->kun, RP_MAX);
 
-	if (s->krn > 0 && s->ku_rel && n >= 3 && s->ku[1] != s->ku[2]) {
-		swap(s->ku[1], s->ku[2]);
+	for (i = 0; s->ku_rel && i + 1 < n; i++) {
+		if (s->ku[i] == s->ku[i + 1] ||
+		    rp_count(s->ku, n, s->ku[i]) != 1 ||
+		    rp_count(s->ku, n, s->ku[i + 1]) != 1 ||
+		    rp_count(s->kp, s->kpn, s->ku[i]) != 1 ||
+		    rp_count(s->kp, s->kpn, s->ku[i + 1]) != 1)
+			continue;
+		swap(s->ku[i], s->ku[i + 1]);
 		return true;
 	}
-	if (!spin || !s->spin_in_chain)
+	if (s->ku_rel || !spin || !s->spin_in_chain)
 		return false;
 	for (i = 0; i < n; i++) {
 		if (!rp_is_fn(s->ku[i], s->ku_sig[i], rp_spin))

@@ -12,6 +12,9 @@
 #   make check-stock    Debian's stock kernel (RELEASE=6.1|6.12|7.3, ARCH=)
 #                       (ARCH=arm64: its arm64 build, under QEMU)
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
+#   make check-reliable kunwind's reliable walks of preempted tasks against the
+#                       kernel's, one preempt=full boot (RELEASE=7.3 ARCH=arm64
+#                       by default; KERNEL=test|stock)
 #   make check-headers  kunwind.ko against Debian's stock header packages
 #                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
@@ -42,7 +45,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 check-matrix check-headers lint install-loader
+	check-arm64 check-matrix check-headers check-reliable lint install-loader
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -119,6 +122,12 @@ bench:
 
 check-headers:
 	@scripts/check-headers.sh
+
+# scripts/guest/reliable.sh in one preempt=full boot; RELEASE (default 7.3),
+# ARCH (default arm64), KERNEL=test (default) or stock
+check-reliable:
+	@ARCH=$(or $(ARCH),arm64) RELEASE=$(or $(RELEASE),7.3) KERNEL=$(or $(KERNEL),test) \
+		scripts/check-reliable.sh
 
 # RELEASE=6.12|7.3, ARCH=arm64: against that test kernel's tree
 lint:

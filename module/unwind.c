@@ -219,6 +219,8 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		}
 		if (!ret) {
 			s->how = KUNWIND_FRAME_CFI;
+			/* an interrupted frame left by its own row: exact */
+			s->rel_pending = false;
 			return 0;
 		}
 		if (ret == -KUW_E_END)
@@ -238,12 +240,21 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		/* no step was tried: the frame pointer may be read for it */
 		bp_ok = !kuw_regs_get(&s->regs, KUW_REG_FP, s, &bp);
 	}
+	/*
+	 * A frame an exception interrupted, which no row steps: where its
+	 * return address is, is a guess (a leaf's x30, a prologue).  The
+	 * arch clears @reliable for every step of its own that guesses, and
+	 * keeps it for exact crossings (entry pt_regs, known stack links),
+	 * setting @rel_pending again after a kernel-mode pt_regs.
+	 */
+	if (s->rel_pending)
+		s->reliable = false;
+	s->rel_pending = false;
 	oret = kuw_arch_boundary_step(s, pc, sp, bp, bp_ok, signal);
 	if (oret == -KUW_E_END)
 		return ret == -KUW_E_NOINFO ? -KUW_E_END : ret;
 	if (oret)
 		return ret;
-	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
 	oret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);

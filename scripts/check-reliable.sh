@@ -9,17 +9,16 @@
 #
 # KERNEL=test (default): the test kernel of RELEASE and ARCH
 # (scripts/build-kernel.sh, cached), whose vmlinux keeps its unwind tables.
-# KERNEL=stock: Debian's stock kernel of the release whose headers `make
-# check-headers` unpacked into the cache (7.x: linux-binary-<kver>, 6.x:
-# linux-image-<kver>; downloaded once into $CACHE/reliable/<kver>/, the
-# .deb deleted); kunwind has only the module tables there unless
-# KUNWIND_RELIABLE_BLOB names a vmlinux blob of that build (kunwind-dump
-# export of its -dbg vmlinux), written to kunwind/load in the guest.
+# KERNEL=stock: Debian's stock kernel of the release, as `make check-stock`
+# unpacked it into the cache (run that first: make check-stock runs
+# reliable.sh too, with everything else), with the vmlinux blob exported
+# from its trimmed -dbg vmlinux (KUNWIND_RELIABLE_BLOB=FILE another one,
+# =none without: kunwind then has only the module tables).
 # Results: the guest's KTAP (scripts/init/reliable.sh), parsed by
 # scripts/ktap.py; its last line "N passed, N failed[, N skipped]".
 case ${ARCH:-arm64} in
-x86 | x86_64 | amd64) KUW_ARCH=x86_64 da=amd64 q= ;;
-arm64 | aarch64) KUW_ARCH=arm64 da=arm64 q=:arm64 ;;
+x86 | x86_64 | amd64) KUW_ARCH=x86_64 da=amd64 ;;
+arm64 | aarch64) KUW_ARCH=arm64 da=arm64 ;;
 *) echo "make check-reliable: ARCH=$ARCH: x86_64 or arm64" >&2; exit 2 ;;
 esac
 KUW_RELEASE=${RELEASE:-${KUW_RELEASE:-7.3}}
@@ -46,25 +45,13 @@ test)
 	fi
 	;;
 stock)
-	KDIR=$(ls -d "$CACHE"/headers/"$KUW_RELEASE".*/root/usr/src/linux-headers-*-"$da" \
-		2>/dev/null | sort -V | tail -n 1 || true)
-	[ -n "$KDIR" ] || die "no unpacked linux-headers of $KUW_RELEASE for $da: run make check-headers first"
-	kver=${KDIR##*/linux-headers-}
-	d="$CACHE/reliable/$kver"
-	if [ ! -f "$d/.kuw-ok" ]; then
-		rm -rf "$d"
-		case $KUW_RELEASE in
-		6.*) pkg=linux-image-$kver ;;
-		*) pkg=linux-binary-$kver ;;
-		esac
-		log "downloading $pkg"
-		kuw_apt_download "$d/debs" "$pkg$q"
-		for deb in "$d"/debs/*.deb; do
-			dpkg-deb -x "$deb" "$d/root"
-		done
-		rm -rf "$d/debs"
-		touch "$d/.kuw-ok"
-	fi
+	# Debian's stock kernel as make check-stock unpacked it, and the
+	# vmlinux blob of its trimmed -dbg vmlinux (KUNWIND_RELIABLE_BLOB
+	# names another; "none": without)
+	kver=$(kuw_stock_kver "$KUW_RELEASE" "$da") || die "no linux-image-$da of $KUW_RELEASE"
+	d="$CACHE/stock/$kver"
+	[ -f "$d/.kuw-ok" ] || die "$d: run make check-stock RELEASE=$KUW_RELEASE ARCH=$KUW_ARCH first"
+	KDIR=$(kuw_headers_fetch "$da" "$kver") || die "linux-headers-$kver"
 	IMAGE=$(ls "$d"/root/boot/vmlinuz-"$kver" "$d"/root/usr/lib/modules/"$kver"/vmlinuz \
 		2>/dev/null | head -n 1 || true)
 	[ -n "$IMAGE" ] || die "no kernel image in $d"
@@ -72,8 +59,15 @@ stock)
 		zcat "$IMAGE" >"$WORK/Image"
 		IMAGE="$WORK/Image"
 	fi
-	if [ -n "${KUNWIND_RELIABLE_BLOB:-}" ]; then
-		files+=("/lib/kunwind/vmlinux.blob=$KUNWIND_RELIABLE_BLOB")
+	blob=${KUNWIND_RELIABLE_BLOB:-}
+	dv=$(find "$d/dbg/root" -type f -name "vmlinux*" 2>/dev/null | head -n 1)
+	if [ -z "$blob" ] && [ -n "$dv" ]; then
+		make -s -C "$REPO" B="$WORK/tools" "$WORK/tools/kunwind-dump" >/dev/null &&
+			"$WORK/tools/kunwind-dump" export "$dv" -o "$WORK/vmlinux.blob" \
+				--src debug_frame >/dev/null && blob=$WORK/vmlinux.blob
+	fi
+	if [ -n "$blob" ] && [ "$blob" != none ]; then
+		files+=("/lib/kunwind/vmlinux.blob=$blob")
 	fi
 	;;
 *) die "KERNEL=$kernel: test or stock" ;;

@@ -581,13 +581,18 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh" \
+	"/guest/reliable.sh=$REPO/scripts/guest/reliable.sh" \
+	"/lib/kunwind/kunit/reliable_payload.ko=$WORK/src/kunit/reliable_payload.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
-# boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB
+# boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB.  preempt=full:
+# reliable.sh's spinners must be preempted in kernel mode (Debian's x86
+# kernels have a dynamic preemption model; its arm64 6.x kernels are
+# voluntary only and ignore it, 7.x's are lazy: preemptible anyway).
 boot() {
 	if [ "$KUW_ARCH" = arm64 ]; then
-		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "" 768M
+		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "preempt=full" 768M
 	else
-		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz)" 768M
+		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz) preempt=full" 768M
 	fi
 }
 # In this run's directory, then copied: the cache is shared (see check.sh).
@@ -635,5 +640,5 @@ else
 fi
 # The closing note: every thread's agreement with the kernel's trace, and
 # (arm64) the callers kunwind sees that the frame-record walker misses.
-sed -n 's/^.*kuw-guest: .*# \(backtrace all vs .*\|missed callers .*\)$/# \1/p' "$L" || true
+sed -n 's/^.*kuw-guest: .*# \(backtrace all vs .*\|missed callers .*\|reliable: tasks .*\)$/# \1/p' "$L" || true
 summary --oops "$LO" --ktap "$HK" "$L"

@@ -99,6 +99,9 @@ struct kunwind_stack {
  *	      interrupted was left by a table row
  * @rel_pending: the current frame is one a kernel-mode exception
  *		 interrupted: unless a table row steps it, @reliable goes
+ * @sp_guess: the current frame's sp is only a lower bound (an arm64 frame
+ *	      record gives the caller's x29 and pc, not where its frame
+ *	      ends): a row whose CFA is sp-based cannot step it
  * @ret_idx: return-address translation state (function-graph tracer)
  * @ret_cur: return-address translation state (kretprobe/rethook)
  * @ahead_entry: look-ahead cache: the object of the current frame's pc ...
@@ -129,6 +132,7 @@ struct kunwind_state {
 	bool signal;
 	bool reliable;
 	bool rel_pending;
+	bool sp_guess;
 	bool ahead_ok;
 	int ret_idx;
 	struct llist_node *ret_cur;

@@ -522,10 +522,16 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			s->how = KUNWIND_FRAME_CFI;
 		return ret;
 	}
-	/* code without tables that keeps a frame record */
+	/*
+	 * Code without tables that keeps a frame record.  The caller's sp is
+	 * not in the record: fp + 16 is only a lower bound (the callee's
+	 * locals may lie above its record), so its rows must not use it.
+	 */
 	ret = kuw_record_step(s, sp, fp);
-	if (!ret)
+	if (!ret) {
 		s->reliable = false;
+		s->sp_guess = s->how == KUNWIND_FRAME_FP;
+	}
 	return ret;
 }
 

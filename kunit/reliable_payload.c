@@ -638,10 +638,10 @@ static ssize_t rp_run_write(struct file *file, const char __user *ubuf,
 		rp_len = 0;
 		rp_self_mutated = 0;
 		rp_self_wrong = 0;
-	} else if (!strncmp(buf, "selftest", 7)) {
+	} else if (!strncmp(buf, "selftest", 8)) {
 		/* one round of wrong traces, counted apart */
 		struct rp_counts keep = rp_c;
-		size_t len = rp_len;
+		size_t keep_len = rp_len;
 
 		memset(&rp_c, 0, sizeof(rp_c));
 		rp_c.details = RP_DETAIL_MAX;
@@ -652,7 +652,7 @@ static ssize_t rp_run_write(struct file *file, const char __user *ubuf,
 		rp_self_mutated += rp_c.mutated;
 		rp_self_wrong += rp_c.wrong;
 		rp_c = keep;
-		rp_len = len;
+		rp_len = keep_len;
 	} else {
 		rp_run();
 	}

@@ -380,9 +380,9 @@ dbg_prev() {
 	done
 	echo "$best"
 }
-# dbg_vmlinux_path KVER: where its debug vmlinux is, as unpacked (the link's
-# target when boot/vmlinux-KVER is a link)
-dbg_vmlinux() { # DIR KVER
+# dbg_vmlinux DIR KVER: where its debug vmlinux is, as unpacked under DIR
+# (the link's target when boot/vmlinux-KVER is a link)
+dbg_vmlinux() {
 	local f="$1$dbgroot/boot/vmlinux-$2"
 	[ -L "$f" ] && f=$(realpath -m "$f")
 	echo "$f"

@@ -99,6 +99,7 @@ struct kunwind_stack {
  *	      interrupted was left by a table row
  * @rel_pending: the current frame is one a kernel-mode exception
  *		 interrupted: unless a table row steps it, @reliable goes
+ *		 false
  * @sp_guess: the current frame's sp is only a lower bound (an arm64 frame
  *	      record gives the caller's x29 and pc, not where its frame
  *	      ends): a row whose CFA is sp-based cannot step it

@@ -9,9 +9,12 @@
 #   make check-matrix   make check on every cell (6.1, 6.12, 7.3 x x86_64, arm64)
 #   make demo           boot the test kernel, show tables, rules and an oops trace
 #                       (ARCH=arm64: on the arm64 test kernel)
-#   make check-stock    smoke test on Debian's stock 6.1 kernel
+#   make check-stock    Debian's stock kernel (RELEASE=6.1|6.12|7.3, ARCH=)
 #                       (ARCH=arm64: its arm64 build, under QEMU)
 #   make check-arm64    the arm64 test bed: cross-built kernel, module, QEMU boot
+#   make check-reliable kunwind's reliable walks of preempted tasks against the
+#                       kernel's, one preempt=full boot (RELEASE=7.3 ARCH=arm64
+#                       by default; KERNEL=test|stock)
 #   make check-headers  kunwind.ko against Debian's stock header packages
 #                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
@@ -42,7 +45,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 check-matrix check-headers lint install-loader
+	check-arm64 check-matrix check-headers check-reliable lint install-loader
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -101,9 +104,11 @@ check-matrix:
 demo:
 	@ARCH=$(ARCH) scripts/demo.sh
 
-# ARCH=arm64: Debian's stock arm64 kernel under qemu-system-aarch64
+# RELEASE=6.1|6.12|7.3 (default 6.1): Debian 12's, Debian 13's or
+# trixie-backports' stock kernel; ARCH=arm64: the arm64 one, under
+# qemu-system-aarch64
 check-stock:
-	@ARCH=$(ARCH) scripts/check-stock.sh
+	@ARCH=$(ARCH) KUW_RELEASE=$(or $(RELEASE),$(KUNWIND_RELEASE),6.1) scripts/check-stock.sh
 
 # RELEASE=6.12|7.3: on that release's arm64 test kernel (make check
 # RELEASE=... ARCH=arm64 is the same cell).
@@ -117,6 +122,12 @@ bench:
 
 check-headers:
 	@scripts/check-headers.sh
+
+# scripts/guest/reliable.sh in one preempt=full boot; RELEASE (default 7.3),
+# ARCH (default arm64), KERNEL=test (default) or stock
+check-reliable:
+	@ARCH=$(or $(ARCH),arm64) RELEASE=$(or $(RELEASE),7.3) KERNEL=$(or $(KERNEL),test) \
+		scripts/check-reliable.sh
 
 # RELEASE=6.12|7.3, ARCH=arm64: against that test kernel's tree
 lint:

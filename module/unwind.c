@@ -173,6 +173,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 	u64 bp = s->regs.r[KUW_REG_FP];
 	bool bp_ok = (s->regs.valid & ~s->regs.lazy) & (1ULL << KUW_REG_FP);
 	bool signal = s->signal;
+	bool sp_guess = s->sp_guess;
 	u64 look = signal ? pc : pc - 1;
 	unsigned int seq = READ_ONCE(kuw_reg_seq);
 	struct kunwind_stack si;
@@ -209,6 +210,15 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		s->table = t;
 		s->rule = r;
 		s->row_pc = row;
+		/*
+		 * After a frame record the sp is a guess: hidden from the
+		 * step, so that only a row whose CFA is not sp-based (x29)
+		 * can step the frame; the others fail and the frame record
+		 * steps it again below.
+		 */
+		if (sp_guess)
+			s->regs.valid &= ~BIT_ULL(KUW_REG_SP);
+		s->sp_guess = false;
 		ret = kuw_step(t->arch, t->sec, t->sec_size, r, &s->regs, s);
 		if (!ret)
 			ret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
@@ -219,6 +229,8 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		}
 		if (!ret) {
 			s->how = KUNWIND_FRAME_CFI;
+			/* an interrupted frame left by its own row: exact */
+			s->rel_pending = false;
 			return 0;
 		}
 		if (ret == -KUW_E_END)
@@ -232,18 +244,29 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		s->signal = signal;
 		s->regs.r[KUW_REG_PC] = pc;
 		s->regs.r[KUW_REG_SP] = sp;
+		s->regs.valid |= BIT_ULL(KUW_REG_SP);
 	} else if (kuw_arch_at_end(s)) {
 		return -KUW_E_END;
 	} else if (!bp_ok && (s->regs.valid & s->regs.lazy & BIT_ULL(KUW_REG_FP))) {
 		/* no step was tried: the frame pointer may be read for it */
 		bp_ok = !kuw_regs_get(&s->regs, KUW_REG_FP, s, &bp);
 	}
+	/*
+	 * A frame an exception interrupted, which no row steps: where its
+	 * return address is, is a guess (a leaf's x30, a prologue).  The
+	 * arch clears @reliable for every step of its own that guesses, and
+	 * keeps it for exact crossings (entry pt_regs, known stack links),
+	 * setting @rel_pending again after a kernel-mode pt_regs.
+	 */
+	if (s->rel_pending)
+		s->reliable = false;
+	s->rel_pending = false;
+	s->sp_guess = false;	/* the arch's step says */
 	oret = kuw_arch_boundary_step(s, pc, sp, bp, bp_ok, signal);
 	if (oret == -KUW_E_END)
 		return ret == -KUW_E_NOINFO ? -KUW_E_END : ret;
 	if (oret)
 		return ret;
-	s->reliable = false;
 	s->table = NULL;
 	s->rule = NULL;
 	oret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);

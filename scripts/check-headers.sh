@@ -75,68 +75,6 @@ diag() { # lines of diagnostics, before a result
 	sed 's/^/# /' >>"$HK"
 }
 
-mapfile -t APTCONF < <(kuw_apt_conf)
-kuw_apt -qq --print-uris download linux-headers-amd64 >/dev/null 2>&1 || true	# lists fresh
-acache() { apt-cache "${APTCONF[@]}" "$@"; }
-
-# q DEBARCH: the apt architecture qualifier of a package of that architecture
-q() { [ "$1" = amd64 ] && echo "" || echo ":$1"; }
-
-# meta_version REL DEBARCH: the highest version of linux-headers-DEBARCH
-# whose upstream release is REL (6.1: 6.1.192-2, 7.3: 7.3.4-1~bpo13+1)
-meta_version() {
-	local rel=$1 da=$2 v best=
-	while read -r v; do
-		case $v in "$rel".*) ;; *) continue ;; esac
-		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
-			best=$v
-		fi
-	done < <(acache madison "linux-headers-$da$(q "$da")" | awk -F' *[|] *' '{print $2}')
-	echo "$best"
-}
-
-# depends PKG: its Depends field, one package name a line
-depends() {
-	acache show "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1 |
-		tr ',' '\n' | sed -E 's/^ *//; s/[ (].*//; s/:.*//'
-}
-
-# fetch DEBARCH KVER: unpacked headers of linux-headers-KVER in the cache;
-# prints the directory holding usr/src/linux-headers-KVER
-fetch() {
-	local da=$1 kver=$2 abi d deps common kbuild deb
-	abi=${kver%-"$da"}
-	d="$CACHE/headers/$abi"
-	mkdir -p "$d"
-	(
-		flock -w 900 9 || die "headers lock timeout ($d)"
-		[ -f "$d/.kuw-ok-$da" ] && exit 0
-		deps=$(depends "linux-headers-$kver$(q "$da")")
-		common=$(grep -E '^linux-headers-.*-common(-rt)?$' <<<"$deps" | head -n 1)
-		kbuild=$(grep -E '^linux-kbuild-' <<<"$deps" | head -n 1)
-		[ -n "$common" ] && [ -n "$kbuild" ] ||
-			die "linux-headers-$kver: no -common or linux-kbuild dependency ($deps)"
-		log "downloading linux-headers-$kver, $common, $kbuild"
-		rm -rf "$d/debs"
-		kuw_apt_download "$d/debs" "linux-headers-$kver$(q "$da")" \
-			"$common" "$kbuild:amd64"
-		for deb in "$d"/debs/*.deb; do
-			dpkg-deb -x "$deb" "$d/root" || die "dpkg-deb -x $deb"
-		done
-		rm -rf "$d/debs"
-		# The flavour's Makefile names the common tree and itself by
-		# absolute path (KBUILD_OUTPUT= in 6.12+); links may too.
-		sed -i "s|/usr/src/|$d/root/usr/src/|g" \
-			"$d/root/usr/src/linux-headers-$kver/Makefile"
-		find "$d/root" -type l -lname '/*' -print0 |
-			while IFS= read -r -d '' l; do
-				ln -sfn "$d/root$(readlink "$l")" "$l"
-			done
-		touch "$d/.kuw-ok-$da"
-	) 9>"$d.lock" || exit 1
-	echo "$d/root/usr/src/linux-headers-$kver"
-}
-
 # prune REL ABI...: unpacked headers of REL's older versions go
 prune() {
 	local rel=$1 keep x
@@ -154,9 +92,9 @@ for rel in $RELS; do
 	abis=()
 	for da in $DARCHS; do
 		cell="$rel $da"
-		mv=$(meta_version "$rel" "$da")
+		mv=$(kuw_deb_meta_version "$rel" "linux-headers-$da$(kuw_deb_q "$da")")
 		kpkg=
-		[ -z "$mv" ] || kpkg=$(depends "linux-headers-$da$(q "$da")=$mv" |
+		[ -z "$mv" ] || kpkg=$(kuw_deb_depends "linux-headers-$da$(kuw_deb_q "$da")=$mv" |
 			grep -E "^linux-headers-$rel\..*-$da\$" | head -n 1)
 		if [ -z "$kpkg" ]; then
 			echo "no linux-headers-$da of Linux $rel in Debian's suites (apt lists: $CACHE/apt)" | diag
@@ -175,7 +113,7 @@ for s in "${sel[@]}"; do
 	cell="$rel $da"
 	name="$cell: kunwind.ko builds against linux-headers-$kver ($mv), no warning"
 	stamp "$cell: linux-headers-$kver ($mv)"
-	if ! kdir=$(fetch "$da" "$kver"); then
+	if ! kdir=$(kuw_headers_fetch "$da" "$kver"); then
 		echo "downloading or unpacking linux-headers-$kver failed" | diag
 		hres fail "$name"
 		continue

@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check-stock: the real-world path on Debian's stock 6.1 kernel.
+# make check-stock: the real-world path on Debian's stock kernel of a
+# release: RELEASE=6.1 (Debian 12, the default), 6.12 (Debian 13), 7.3
+# (trixie-backports); ARCH=x86_64 (amd64) or arm64.
 #
-#  1. apt-get download linux-image-6.1.0-N-amd64 and its headers (the
-#     version linux-image-amd64 depends on), dpkg-deb -x into the cache
-#     (nothing is installed on the host)
+#  1. the kernel linux-image-<arch> of that release depends on (private apt
+#     of scripts/debian.sh: the host's apt is not used), apt-get download
+#     of linux-image-<kver> (7.x: a metapackage; the kernel is in
+#     linux-binary-<kver>, the modules, xz-compressed, in
+#     linux-modules-<kver>, under usr/lib/modules/<kver>/), dpkg-deb -x into
+#     the cache (nothing is installed on the host); its headers are
+#     check-headers.sh's (kuw_headers_fetch)
 #  2. build kunwind.ko and demo_oops.ko (a payload with .eh_frame and
-#     .sframe) against those headers; the KUnit suites are skipped there
+#     .sframe) against those headers with the kernel's own compiler (6.1:
+#     Debian 12's gcc-12; 6.12 and 7.3: Debian 13's gcc-14, in a root when
+#     the host is not Debian 13); the KUnit suites are skipped there
 #     (CONFIG_KUNIT is unset in Debian's kernel)
-#  3. dkms add/build/install against the same headers, with every dkms tree
-#     in the cache (when the dkms package is installable)
-#  4. the kernel's debug package, linux-image-<kver>-dbg, and the newest
-#     other build's (the "wrong kernel"): apt-get download once, unpacked,
-#     trimmed to what kunwind-dump reads, cached; the .debs deleted
-#     (KUNWIND_STOCK_DBG=0 skips this part and the guest checks that need
-#     it, as KTAP skips)
+#  3. dkms add/build/install against the same headers in the kernel's own
+#     Debian release (its dkms and compiler), every dkms tree in the cache
+#  4. the kernel's debug package, linux-image-<kver>-dbg, and an older
+#     release's of the same family (the "wrong kernel": 6.1.0-M, 6.12.M,
+#     7.2.M): apt-get download once, unpacked, trimmed to what kunwind-dump
+#     reads, cached; the .debs deleted (KUNWIND_STOCK_DBG=0 skips this part
+#     and the guest checks that need it, as KTAP skips).  7.x's package
+#     has the vmlinux at lib/modules/<kver>/vmlinux and boot/vmlinux-<kver>
+#     a link to it: followed, and the guest gets both, as the package has
+#     them
 #  5. boot the stock kernel in QEMU with a busybox initramfs (a static
 #     kunwind-dump, the trimmed debug files at Debian's paths, the stock
 #     loop.ko): scripts/init/stock.sh loads kunwind.ko and the tables, and
@@ -24,9 +35,8 @@
 #     must be the kernel's (scripts/oops_traces.py)
 #
 # ARCH=arm64 (make check-stock ARCH=arm64): the same on Debian's stock
-# arm64 kernel, linux-image-6.1.0-N-arm64 (apt-get download of the :arm64
-# packages, dpkg's arm64 architecture added when missing), its modules
-# cross-built against its headers with the amd64 linux-kbuild-6.1 host
+# arm64 kernel, linux-image-<kver>-arm64 (the :arm64 packages), its modules
+# cross-built against its headers with the amd64 linux-kbuild host
 # tools (fixdep, modpost: host programs) and ARCH=arm64
 # CROSS_COMPILE=aarch64-linux-gnu-, a static aarch64 kunwind-dump, booted
 # under qemu-system-aarch64 -M virt -cpu max.  The kernel's own unwinder
@@ -45,6 +55,15 @@ arm64 | aarch64) KUW_ARCH=arm64 ;;
 esac
 export KUW_ARCH	# mkinitramfs.sh and kuw_build_modules read it
 unset ARCH	# the kernel's make must not see it (kuw_build_modules sets it)
+# The release: Debian 12's 6.1, Debian 13's 6.12, trixie-backports' 7.3.
+REL=${KUW_RELEASE:-${KUNWIND_RELEASE:-6.1}}
+case $REL in
+6.1 | 6.12 | 7.3) ;;
+*) echo "make check-stock: RELEASE=$REL: 6.1, 6.12 or 7.3" >&2; exit 2 ;;
+esac
+# kuw_build_modules builds with that release's compiler (kuw_kmake: the
+# host's for 6.1 on Debian 12, Debian 13's gcc-14 in a root for the others)
+export KUW_RELEASE=$REL
 . "$(dirname "$0")/lib.sh"
 
 # Debian's architecture and what differs per architecture: the package
@@ -54,6 +73,7 @@ if [ "$KUW_ARCH" = arm64 ]; then
 else
 	da=amd64 q= xp= lsfx=
 fi
+[ "$REL" = 6.1 ] || lsfx="-$REL$lsfx"	# log names: 6.1's as they were
 
 
 t0=$(date +%s)
@@ -112,39 +132,56 @@ summary() {
 }
 
 # --- stock kernel and headers ------------------------------------------
-stock_img() {
-	apt-cache depends "linux-image-$da$q" 2>/dev/null |
-		sed -n "s/^ *Depends: \(linux-image-6\.1\.[0-9.-]*-$da\)\(:$da\)\?\$/\1/p" |
-		head -n 1
-}
-img=$(stock_img)
-[ -n "$img" ] || { apt-get update -qq || true; img=$(stock_img); }
-[ -n "$img" ] || die "cannot find Debian's linux-image-6.1.0-*-$da (apt-get update?)"
-kver=${img#linux-image-}
+# The kernel linux-image-<arch> of release REL depends on (kuw_stock_kver).
+# Its image: linux-image-<kver> up to 6.12; from 7.x a metapackage whose
+# kernel is in linux-binary-<kver> and modules in linux-modules-<kver>.
+# Unpacked into the cache once, nothing installed on the host; the headers
+# are check-headers.sh's ($CACHE/headers, kuw_headers_fetch).
+kver=$(kuw_stock_kver "$REL" "$da") ||
+	die "cannot find Debian's linux-image-$da of Linux $REL (private apt lists: $CACHE/apt)"
 ST="$CACHE/stock/$kver"
 if [ ! -f "$ST/.kuw-ok" ]; then
-	log "downloading $img and headers"
+	log "downloading linux-image-$kver"
 	rm -rf "$ST"
-	mkdir -p "$ST/debs" "$ST/root"
-	chmod 777 "$ST/debs"	# apt's sandbox user writes there
-	flavour=${kver%-"$da"}
-	# linux-kbuild-6.1 is always the host's (amd64): fixdep, modpost and
-	# the other kbuild helpers run here, also when cross-building.
-	(cd "$ST/debs" && apt-get download -q "linux-image-$kver$q" \
-		"linux-headers-$kver$q" "linux-headers-$flavour-common" \
-		linux-kbuild-6.1:amd64 >/dev/null)
-	for d in "$ST"/debs/*.deb; do
-		dpkg-deb -x "$d" "$ST/root"
+	pk=("linux-image-$kver$q")
+	for p in $(kuw_deb_depends "linux-image-$kver$q"); do
+		case $p in
+		"linux-binary-$kver" | "linux-modules-$kver") pk+=("$p$q") ;;
+		esac
 	done
-	# The flavour's headers include the common headers by absolute path.
-	sed -i "s|^include /usr/src/|include $ST/root/usr/src/|" \
-		"$ST/root/usr/src/linux-headers-$kver/Makefile"
+	kuw_apt_download "$ST/debs" "${pk[@]}"
+	for d in "$ST"/debs/*.deb; do
+		dpkg-deb -x "$d" "$ST/root" || die "dpkg-deb -x $d"
+	done
+	rm -rf "$ST/debs"
 	touch "$ST/.kuw-ok"
 fi
-rm -rf "$ST/debs"	# unpacked: the .debs are not needed again
-KDIR="$ST/root/usr/src/linux-headers-$kver"
-VMLINUZ="$ST/root/boot/vmlinuz-$kver"
-[ -f "$VMLINUZ" ] || die "$VMLINUZ missing"
+KDIR=$(kuw_headers_fetch "$da" "$kver") || die "linux-headers-$kver: download failed"
+# 6.x: /boot/vmlinuz-VER and /lib/modules/VER; 7.x: /usr/lib/modules/VER/
+# holds both (vmlinuz and kernel/)
+VMLINUZ=
+for f in "$ST/root/boot/vmlinuz-$kver" "$ST/root/usr/lib/modules/$kver/vmlinuz" \
+	"$ST/root/lib/modules/$kver/vmlinuz"; do
+	[ -f "$f" ] && { VMLINUZ=$f; break; }
+done
+[ -n "$VMLINUZ" ] || die "linux-image-$kver: no boot/vmlinuz-$kver or usr/lib/modules/$kver/vmlinuz"
+MODDIR=$ST/root/lib/modules/$kver
+[ -d "$MODDIR" ] || MODDIR=$ST/root/usr/lib/modules/$kver
+# Debian 13's modules are xz-compressed (loop.ko.xz): busybox insmod takes
+# them plain.
+stock_mod() { # PATH under kernel/ without .ko: prints a plain .ko
+	local f
+	for f in "$MODDIR/kernel/$1".ko*; do
+		case $f in
+		*.ko) echo "$f"; return ;;
+		*.ko.xz) xz -dc "$f" >"$WORK/${1##*/}.ko" ;;
+		*.ko.zst) zstd -qdc "$f" >"$WORK/${1##*/}.ko" ;;
+		*.ko.gz) gzip -dc "$f" >"$WORK/${1##*/}.ko" ;;
+		*) continue ;;
+		esac && { echo "$WORK/${1##*/}.ko"; return; }
+	done
+	return 1
+}
 # QEMU's -kernel takes arm64's Image as it is; Debian's arm64 vmlinuz is one
 # (a gzipped one would be unpacked here once).
 if [ "$KUW_ARCH" = arm64 ] && [ "$(head -c 2 "$VMLINUZ" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
@@ -193,24 +230,40 @@ else
 fi
 
 # --- dkms -----------------------------------------------------------------
-if [ "$(id -u)" = 0 ] && { kuw_have_pkg dkms || kuw_install dkms; }; then
+# In the kernel's own Debian release (kuw_toolchain_root: the host for 6.1
+# on Debian 12, a Debian 13 root for 6.12 and 7.3), with its dkms and its
+# compiler, as a user of that kernel has them.
+droot=$(kuw_toolchain_root "$REL")
+if [ "$(id -u)" = 0 ] && kuw_root_install "$droot" dkms >/dev/null 2>&1; then
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 	D="$WORK/dkms"
 	mkdir -p "$D/tree" "$D/install/$kver" "$D/src"
 	rsync -a --exclude=.git --exclude=/build "$WORK/src/" "$D/src/kunwind-$ver/"
-	make -C "$KDIR" M="$D/src/kunwind-$ver" clean >/dev/null 2>&1 || true
+	kuw_in_root "$droot" make -C "$KDIR" M="$D/src/kunwind-$ver" clean >/dev/null 2>&1 || true
 	# arm64: cross-built like the modules above (the headers' Makefile sets
-	# ARCH; CROSS_COMPILE comes from the environment)
-	dk=(env ${xp:+CROSS_COMPILE=$xp} dkms ${xp:+-a aarch64} --dkmstree "$D/tree" --sourcetree "$D/src" --installtree "$D/install"
+	# ARCH; CROSS_COMPILE comes from the environment).  POST_INSTALL
+	# installs the loader and its udev rule: staged (KUNWIND_DESTDIR).
+	dk=(env ${xp:+CROSS_COMPILE=$xp} KUNWIND_DESTDIR="$D/root" dkms ${xp:+-a aarch64}
+		--dkmstree "$D/tree" --sourcetree "$D/src" --installtree "$D/install"
 		-m kunwind -v "$ver" -k "$kver" --kernelsourcedir "$KDIR")
-	# POST_INSTALL installs the loader and its udev rule: staged here
-	if "${dk[@]}" add >"$D.log" 2>&1 && "${dk[@]}" build >>"$D.log" 2>&1 &&
-		KUNWIND_DESTDIR="$D/root" "${dk[@]}" install --force --no-depmod \
-			>>"$D.log" 2>&1 &&
-		dko=$(find "$D/install" -name 'kunwind.ko' | head -n 1) &&
-		[ -n "$dko" ] && [ -x "$D/root/usr/local/sbin/kunwind-dump" ] &&
+	# The module as dkms installed it: compressed when the kernel's
+	# CONFIG_MODULE_COMPRESS_ALL says so (Debian 13), plain for the guest.
+	dko=
+	if kuw_in_root "$droot" "${dk[@]}" add >"$D.log" 2>&1 &&
+		kuw_in_root "$droot" "${dk[@]}" build >>"$D.log" 2>&1 &&
+		kuw_in_root "$droot" "${dk[@]}" install --force --no-depmod >>"$D.log" 2>&1; then
+		f=$(find "$D/install" -name 'kunwind.ko*' | head -n 1)
+		case $f in
+		*.ko) dko=$f ;;
+		*.ko.xz) xz -dc "$f" >"$D/kunwind.ko" && dko=$D/kunwind.ko ;;
+		*.ko.zst) zstd -qdc "$f" >"$D/kunwind.ko" && dko=$D/kunwind.ko ;;
+		*.ko.gz) gzip -dc "$f" >"$D/kunwind.ko" && dko=$D/kunwind.ko ;;
+		esac
+		echo "installed: ${f:-nothing}" >>"$D.log"
+	fi
+	if [ -n "$dko" ] && [ -x "$D/root/usr/local/sbin/kunwind-dump" ] &&
 		grep -q 'kunwind-dump load' "$D/root/etc/udev/rules.d/90-kunwind.rules"; then
-		hres ok "dkms add/build/install against linux-headers-$kver (module, loader, udev rule)"
+		hres ok "dkms add/build/install against linux-headers-$kver (module, loader, udev rule; ${droot:+Debian 13 root, }$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\).*/\1/p' "$KDIR/.config"))"
 		stockfiles+=("/lib/kunwind/dkms/kunwind.ko=$dko")
 	else
 		tail -n 30 "$D.log" >&2
@@ -261,15 +314,31 @@ dbg_trim_module() {
 		-R '.BTF*' "$1" "$2"
 }
 # dbg_extract DEB DIR MEMBER...: only these files.  tar stops once it has
-# them all (--occurrence; the vmlinux comes first in the package: 8 s
+# them all (--occurrence; the vmlinux comes first in 6.1's package: 8 s
 # instead of 35 s for the whole), and dpkg-deb then dies of SIGPIPE: the
-# files themselves are checked.
+# files themselves are checked.  A member that is a symbolic link (7.x:
+# boot/vmlinux-VER -> ../../lib/modules/VER/vmlinux) is followed: its
+# target is extracted by a second pass.
 dbg_extract() {
-	local deb=$1 dir=$2 m
+	local deb=$1 dir=$2 m t more=()
 	shift 2
 	mkdir -p "$dir"
 	{ dpkg-deb --fsys-tarfile "$deb" 2>/dev/null |
 		tar -x -C "$dir" --occurrence=1 "$@"; } || true
+	for m; do
+		if [ -L "$dir/$m" ]; then
+			t=$(readlink "$dir/$m")
+			case $t in
+			/*) t=".$t" ;;
+			*) t=$(realpath -m --relative-to="$dir" "$dir/${m%/*}/$t") && t="./$t" ;;
+			esac
+			more+=("$t")
+		fi
+	done
+	if [ ${#more[@]} -gt 0 ]; then
+		{ dpkg-deb --fsys-tarfile "$deb" 2>/dev/null |
+			tar -x -C "$dir" --occurrence=1 "${more[@]}"; } || true
+	fi
 	for m; do
 		[ -s "$dir/$m" ] || { log "$deb: $m missing"; return 1; }
 	done
@@ -280,38 +349,57 @@ dbg_same_blob() {
 		"$TOOL" export "$2" -o "$WORK/trim.blob" --src debug_frame >/dev/null &&
 		cmp -s "$WORK/full.blob" "$WORK/trim.blob"
 }
-# dbg_upstream KVER: the upstream release of its -dbg package (6.1.192)
+# dbg_upstream KVER: the Debian version of its -dbg package (6.1.192-1)
 dbg_upstream() {
-	apt-cache show --no-all-versions "linux-image-$1-dbg$q" 2>/dev/null |
-		sed -n 's/^Version: \([^-]*\)-.*/\1/p' | head -n 1
+	kuw_acache show --no-all-versions "linux-image-$1-dbg$q" 2>/dev/null |
+		sed -n 's/^Version: //p' | head -n 1
 }
-dbg_fetch() {
-	local tmp prev new t1 t2 t3 t4 deb pdeb m mem=() pid pp="" rc=0 n
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-dbg.XXXXXX")
-	chmod 777 "$tmp"	# apt's sandbox user writes there
-	new="$DBG.new"
-	rm -rf "$new"
-	# the newest other build of another upstream release: two packages
-	# of one release (6.1.192-1, -2) may have every function in place
-	prev=
-	local ours v p
+# dbg_prev: the "wrong kernel" a user has right after an upgrade: the
+# newest -dbg package of the same flavour and ABI naming (6.1.0-N-amd64;
+# 6.12.118+deb13-amd64 and 7.3.4+deb13-amd64 are both "+deb13") whose
+# upstream release is older than ours: 6.1 -> an older 6.1.0-N, 6.12 ->
+# an older 6.12.x, 7.3 -> 7.2.x.
+dbg_prev() {
+	local ours up p v best='' bv='' pat fam
 	ours=$(dbg_upstream "$kver")
-	for p in $(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null |
-		sed -n "s/^linux-image-\(6\.1\.0-[0-9]*-$da\)-dbg\$/\1/p" |
-		grep -vx "$kver" | sort -rV); do
+	up=${ours%%-*}
+	case $kver in
+	*+deb*)
+		fam=$(sed -E 's/^[^+]*\+deb([0-9]+).*$/\1/' <<<"$kver")
+		pat="^linux-image-([0-9.]+\\+deb$fam(\\.[0-9]+)?-$da)-dbg\$" ;;
+	*) pat="^linux-image-(${REL//./\\.}\\.0-[0-9]+-$da)-dbg\$" ;;
+	esac
+	for p in $(kuw_acache pkgnames linux-image- 2>/dev/null |
+		sed -n -E "s/$pat/\\1/p" | grep -vx "$kver"); do
 		v=$(dbg_upstream "$p")
-		if [ -n "$v" ] && [ "$v" != "$ours" ]; then
-			prev=$p
-			break
+		[ -n "$v" ] || continue
+		dpkg --compare-versions "${v%%-*}" lt "$up" || continue
+		if [ -z "$bv" ] || dpkg --compare-versions "$v" gt "$bv"; then
+			best=$p bv=$v
 		fi
 	done
-	[ -n "$prev" ] || log "no other linux-image-6.1.0-*-$da-dbg in apt's lists"
-	log "downloading linux-image-$kver-dbg${prev:+ and linux-image-$prev-dbg} (~800-860 MB each, never installed)"
+	echo "$best"
+}
+# dbg_vmlinux DIR KVER: where its debug vmlinux is, as unpacked under DIR
+# (the link's target when boot/vmlinux-KVER is a link)
+dbg_vmlinux() {
+	local f="$1$dbgroot/boot/vmlinux-$2"
+	[ -L "$f" ] && f=$(realpath -m "$f")
+	echo "$f"
+}
+dbg_fetch() {
+	local tmp new t1 t2 t3 t4 deb pdeb m mem=() pid pp="" rc=0 n vl pv
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-dbg.XXXXXX")
+	new="$DBG.new"
+	rm -rf "$new"
+	prev=$(dbg_prev)
+	[ -n "$prev" ] || log "no older linux-image-*-$da-dbg of $kver's family in apt's lists"
+	log "downloading linux-image-$kver-dbg${prev:+ and linux-image-$prev-dbg} (0.8-1.2 GB each, never installed)"
 	t1=$(date +%s)
 	(
 		flock -w 900 9 || die "apt lock timeout"
-		cd "$tmp" && apt-get download -q "linux-image-$kver-dbg$q" \
-			${prev:+"linux-image-$prev-dbg$q"} >/dev/null
+		kuw_apt_download "$tmp" "linux-image-$kver-dbg$q" \
+			${prev:+"linux-image-$prev-dbg$q"}
 	) 9>"$CACHE/apt.lock" || { rm -rf "$tmp"; return 1; }
 	t2=$(date +%s)
 	mem=(".$dbgroot/boot/vmlinux-$kver")
@@ -331,13 +419,19 @@ dbg_fetch() {
 	rm -f "$tmp"/*.deb
 	t3=$(date +%s)
 	if [ "$rc" = 0 ]; then
-		mkdir -p "$new/root$dbgroot/boot" "$new/prev"
-		dbg_trim_vmlinux "$tmp/x$dbgroot/boot/vmlinux-$kver" \
-			"$new/root$dbgroot/boot/vmlinux-$kver" || rc=1
+		# The trimmed vmlinux where the package has the file; the link
+		# too, as the package has it.
+		vl=$(dbg_vmlinux "$tmp/x" "$kver")
+		m=${vl#"$tmp/x"}
+		mkdir -p "$new/root${m%/*}" "$new/prev"
+		dbg_trim_vmlinux "$vl" "$new/root$m" || rc=1
+		if [ -L "$tmp/x$dbgroot/boot/vmlinux-$kver" ]; then
+			mkdir -p "$new/root$dbgroot/boot"
+			cp -P "$tmp/x$dbgroot/boot/vmlinux-$kver" "$new/root$dbgroot/boot/"
+		fi
 		# Checked once here, the full file is not kept: the trimmed
 		# vmlinux must give kunwind-dump export's blob byte for byte.
-		if dbg_same_blob "$tmp/x$dbgroot/boot/vmlinux-$kver" \
-			"$new/root$dbgroot/boot/vmlinux-$kver"; then
+		if dbg_same_blob "$vl" "$new/root$m"; then
 			n=$(stat -c %s "$WORK/full.blob")
 			echo "vmlinux-$kver: same blob ($n bytes)" >"$new/trim-check"
 		else
@@ -352,10 +446,9 @@ dbg_fetch() {
 				"$new/root$dbgroot/lib/modules/$kver/kernel/$m.ko" || rc=1
 		done
 		if [ -n "$prev" ]; then
-			dbg_trim_vmlinux "$tmp/p$dbgroot/boot/vmlinux-$prev" \
-				"$new/prev/vmlinux-$prev" || rc=1
-			if dbg_same_blob "$tmp/p$dbgroot/boot/vmlinux-$prev" \
-				"$new/prev/vmlinux-$prev"; then
+			pv=$(dbg_vmlinux "$tmp/p" "$prev")
+			dbg_trim_vmlinux "$pv" "$new/prev/vmlinux-$prev" || rc=1
+			if dbg_same_blob "$pv" "$new/prev/vmlinux-$prev"; then
 				echo "vmlinux-$prev: same blob" >>"$new/trim-check"
 			else
 				echo "vmlinux-$prev: the blobs differ" >>"$new/trim-check"
@@ -431,10 +524,14 @@ if [ "$dbg" = 1 ]; then
 	else
 		hres skip "wrong-kernel blob exported" "no other build's -dbg package"
 	fi
-	stockfiles+=("$dbgroot/boot/vmlinux-$kver=$DBG/root$dbgroot/boot/vmlinux-$kver")
-	for m in $DBG_MODS; do
-		stockfiles+=("$dbgroot/lib/modules/$kver/kernel/$m.ko=$DBG/root$dbgroot/lib/modules/$kver/kernel/$m.ko")
-	done
+	# the trimmed debug files at the package's paths, its links as links
+	while IFS= read -r -d '' f; do
+		if [ -L "$f" ]; then
+			stockfiles+=("${f#"$DBG/root"}=->$(readlink "$f")")
+		else
+			stockfiles+=("${f#"$DBG/root"}=$f")
+		fi
+	done < <(find "$DBG/root" \( -type f -o -type l \) -print0)
 else
 	for t in "trimmed debug vmlinux gives the full one's blob" \
 		"trimmed module debug files give the full ones' blobs" \
@@ -444,7 +541,8 @@ else
 fi
 # The stock modules the guest loads, at their usual place.
 for m in $DBG_MODS; do
-	stockfiles+=("/lib/modules/$kver/kernel/$m.ko=$ST/root/lib/modules/$kver/kernel/$m.ko")
+	f=$(stock_mod "$m") || die "$m.ko* not in linux-image-$kver"
+	stockfiles+=("/lib/modules/$kver/kernel/$m.ko=$f")
 done
 # Where the guest's kprobes go in loop.ko, and the pc it asks demo_oops'
 # rules for: the function's first instruction its CFI covers.  That is its
@@ -483,13 +581,18 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh" \
+	"/guest/reliable.sh=$REPO/scripts/guest/reliable.sh" \
+	"/lib/kunwind/kunit/reliable_payload.ko=$WORK/src/kunit/reliable_payload.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
-# boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB
+# boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB.  preempt=full:
+# reliable.sh's spinners must be preempted in kernel mode (Debian's x86
+# kernels have a dynamic preemption model; its arm64 6.x kernels are
+# voluntary only and ignore it, 7.x's are lazy: preemptible anyway).
 boot() {
 	if [ "$KUW_ARCH" = arm64 ]; then
-		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "" 768M
+		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "preempt=full" 768M
 	else
-		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz)" 768M
+		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz) preempt=full" 768M
 	fi
 }
 # In this run's directory, then copied: the cache is shared (see check.sh).
@@ -537,5 +640,5 @@ else
 fi
 # The closing note: every thread's agreement with the kernel's trace, and
 # (arm64) the callers kunwind sees that the frame-record walker misses.
-sed -n 's/^.*kuw-guest: .*# \(backtrace all vs .*\|missed callers .*\)$/# \1/p' "$L" || true
+sed -n 's/^.*kuw-guest: .*# \(backtrace all vs .*\|missed callers .*\|reliable: tasks .*\)$/# \1/p' "$L" || true
 summary --oops "$LO" --ktap "$HK" "$L"

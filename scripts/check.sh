@@ -15,14 +15,15 @@
 #     suites run at load), runs scripts/guest/*.sh, unloads all, ends itself
 #  6. parse the serial log (scripts/ktap.py): failed or missing tests,
 #     kernel warnings, oopses, KASAN/UBSAN/lockdep reports, timeouts fail
-#  7. the stock-kernel smoke test, scripts/check-stock.sh (base profile
-#     only; KUNWIND_STOCK=0 skips it)
+#  7. Debian's stock kernel of the cell's release, scripts/check-stock.sh
+#     (base profile only; KUNWIND_STOCK=0 skips it)
 #  8. steps 3-6 again on the fp profile (frame-pointer unwinder, no ORC,
 #     function-graph tracer, kretprobes), after base; KUNWIND_FP=0 skips it
 #  9. make check-arm64 (scripts/check-arm64.sh): the aarch64 test kernel,
 #     kunwind.ko on it; KUNWIND_ARM64=0 skips it
-# 10. make check-stock ARCH=arm64: Debian's stock arm64 kernel under
-#     qemu-system-aarch64 (base profile only; KUNWIND_STOCK_ARM64=0 skips it)
+# 10. make check-stock RELEASE=<rel> ARCH=arm64: Debian's stock arm64 kernel
+#     under qemu-system-aarch64 (base profile only; KUNWIND_STOCK=0 or
+#     KUNWIND_STOCK_ARM64=0 skips it)
 # 11. make check-headers (scripts/check-headers.sh): kunwind.ko against
 #     Debian's stock header packages of 6.1, 6.12 and 7.3, amd64 and arm64,
 #     without a warning (base profile only; KUNWIND_HEADERS=0 skips it)
@@ -33,8 +34,9 @@
 # cell of 6.12 or 7.3 is the guest part of steps 2 and 4-6 (x86_64) or
 # scripts/check-arm64.sh (arm64) on that release's test kernel
 # (scripts/build-kernel.sh with KUW_RELEASE; no host tests: the host's
-# binutils 2.40 cannot read the SFrame v2 of gcc-14's kernels, and no stock
-# kernel).  Which cells run:
+# binutils 2.40 cannot read the SFrame v2 of gcc-14's kernels), then step 7
+# or 10 on Debian's stock kernel of that release (6.12: Debian 13's, 7.3:
+# trixie-backports').  Which cells run:
 #
 #   make check                  KUNWIND_CELLS_DEFAULT: 6.1 x86_64 and arm64
 #                               (steps 1-11; step 11 builds against the
@@ -133,10 +135,10 @@ if [ -z "${KUW_CELL:-}" ]; then
 				KUW_CELL=$c KUW_RELEASE=$rel "$0" 2>&1 | tee "$out"
 			else
 				KUW_RELEASE=$rel "$REPO/scripts/check-arm64.sh" 2>&1 | tee "$out"
-				if [ "$rel" = 6.1 ] && [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ] &&
+				if [ "${KUNWIND_STOCK:-1}" = 1 ] && [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ] &&
 				   [ "$KCONFIG" = base ]; then
-					stamp "cell $c: stock arm64 kernel, make check-stock ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
-					env ARCH=arm64 "$REPO/scripts/check-stock.sh" 2>&1 | tee "$out.stock"
+					stamp "cell $c: Debian's stock $rel arm64 kernel, make check-stock RELEASE=$rel ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
+					env ARCH=arm64 KUW_RELEASE="$rel" "$REPO/scripts/check-stock.sh" 2>&1 | tee "$out.stock"
 					cat "$out.stock" >>"$out"
 				fi
 			fi
@@ -173,9 +175,10 @@ export KUW_CELL
 rel=${KUW_CELL%/*}
 [ "$rel" = "$KUW_RELEASE" ] || { KUW_RELEASE=$rel; export KUW_RELEASE; }
 stamp "cell $KUW_CELL (profile $KCONFIG)"
-# Host tests and the stock kernel: release 6.1's x86 cell only.
+# Host tests: release 6.1's x86 cell only (the stock kernel: every cell,
+# its release's, KUW_RELEASE).
 if [ "$KUW_RELEASE" != 6.1 ]; then
-	KUNWIND_HOST=0 KUNWIND_STOCK=0
+	KUNWIND_HOST=0
 fi
 
 kuw_deps
@@ -349,7 +352,7 @@ subrun() {
 if [ "$KCONFIG" = base ]; then
 	# the stock-kernel smoke test (make check-stock)
 	if [ "${KUNWIND_STOCK:-1}" = 1 ]; then
-		stamp "stock kernel smoke test (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
+		stamp "Debian's stock $KUW_RELEASE kernel (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
 		subrun check-stock env ARCH=x86_64 "$REPO/scripts/check-stock.sh"
 	fi
 	# the fp profile: frame pointers, no ORC (make check runs both);

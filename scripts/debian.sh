@@ -34,6 +34,23 @@
 #   kuw_source_tarball REL  the path of linux-source-REL's tarball: the
 #                           installed package's, or downloaded once into
 #                           the cache
+#   kuw_root_install ROOT PKG...
+#                           PKG... installed in ROOT (a toolchain root), or
+#                           on the host when ROOT is ""
+#   kuw_acache ARGS...      apt-cache with the private configuration
+#   kuw_deb_depends PKG     PKG's Depends, one package name a line
+#   kuw_stock_kver REL DEBARCH
+#                           the ABI name (6.12.118+deb13-amd64) of Debian's
+#                           stock kernel of Linux REL: the one the highest
+#                           linux-image-DEBARCH of that release depends on
+#                           (bookworm(-security): 6.1, trixie(-security):
+#                           6.12, trixie-backports: 7.3)
+#   kuw_headers_fetch DEBARCH KVER
+#                           linux-headers-KVER, its -common and its
+#                           linux-kbuild (amd64: kbuild's helpers run here)
+#                           unpacked once into $CACHE/headers/<abi>/root,
+#                           paths pointed into the cache; prints the
+#                           headers' directory (KDIR)
 
 KUW_DEB_MIRROR=${KUNWIND_DEB_MIRROR:-http://deb.debian.org/debian}
 KUW_DEB_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -217,4 +234,101 @@ kuw_source_tarball() {
 		touch "$d/.kuw-ok"
 	fi
 	echo "$d/linux-source-$rel.tar.xz"
+}
+
+kuw_root_install() {
+	local root=$1 p miss=()
+	shift
+	if [ -z "$root" ]; then
+		kuw_install "$@"
+		return
+	fi
+	for p; do
+		kuw_in_root "$root" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || miss+=("$p")
+	done
+	[ ${#miss[@]} = 0 ] && return 0
+	log "installing ${miss[*]} in the root $root"
+	(
+		flock -w 900 9 || die "root lock timeout"
+		kuw_in_root "$root" sh -c 'apt-get -qq update &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends "$@"' sh "${miss[@]}" >/dev/null
+	) 9>"$CACHE/roots.lock"
+}
+
+kuw_acache() {
+	local conf=()
+	mapfile -t conf < <(kuw_apt_conf)
+	apt-cache "${conf[@]}" "$@"
+}
+
+kuw_deb_depends() {
+	kuw_acache show --no-all-versions "$1" 2>/dev/null |
+		sed -n 's/^Depends: //p' | head -n 1 |
+		tr ',|' '\n\n' | sed -E 's/^ *//; s/[ (].*//; s/:.*//' | grep .
+}
+
+# the apt architecture qualifier of a package of DEBARCH (none for amd64:
+# the host's)
+kuw_deb_q() {
+	[ "$1" = amd64 ] || echo ":$1"
+}
+
+# kuw_deb_meta_version REL META: the highest version of package META whose
+# upstream release is REL (6.1: 6.1.192-2, 7.3: 7.3.4-1~bpo13+1)
+kuw_deb_meta_version() {
+	local rel=$1 v best=
+	kuw_apt -qq --print-uris download linux-headers-amd64 >/dev/null 2>&1 || true	# lists fresh
+	while read -r v; do
+		case $v in "$rel".*) ;; *) continue ;; esac
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+			best=$v
+		fi
+	done < <(kuw_acache madison "$2" | awk -F' *[|] *' '{print $2}')
+	echo "$best"
+}
+
+kuw_stock_kver() {
+	local rel=$1 da=$2 mv p
+	mv=$(kuw_deb_meta_version "$rel" "linux-image-$da$(kuw_deb_q "$da")")
+	[ -n "$mv" ] || return 1
+	p=$(kuw_deb_depends "linux-image-$da$(kuw_deb_q "$da")=$mv" |
+		grep -E "^linux-image-${rel//./\\.}\\..*-$da\$" | head -n 1)
+	[ -n "$p" ] || return 1
+	echo "${p#linux-image-}"
+}
+
+kuw_headers_fetch() {
+	local da=$1 kver=$2 abi d deps common kbuild deb
+	abi=${kver%-"$da"}
+	d="$CACHE/headers/$abi"
+	mkdir -p "$d"
+	(
+		flock -w 900 9 || die "headers lock timeout ($d)"
+		[ -f "$d/.kuw-ok-$da" ] && exit 0
+		deps=$(kuw_deb_depends "linux-headers-$kver$(kuw_deb_q "$da")")
+		common=$(grep -E '^linux-headers-.*-common(-rt)?$' <<<"$deps" | head -n 1)
+		kbuild=$(grep -E '^linux-kbuild-' <<<"$deps" | head -n 1)
+		[ -n "$common" ] && [ -n "$kbuild" ] ||
+			die "linux-headers-$kver: no -common or linux-kbuild dependency ($deps)"
+		log "downloading linux-headers-$kver, $common, $kbuild"
+		rm -rf "$d/debs"
+		kuw_apt_download "$d/debs" "linux-headers-$kver$(kuw_deb_q "$da")" \
+			"$common" "$kbuild:amd64"
+		for deb in "$d"/debs/*.deb; do
+			dpkg-deb -x "$deb" "$d/root" || die "dpkg-deb -x $deb"
+		done
+		rm -rf "$d/debs"
+		# The flavour's Makefile names the common tree and itself by
+		# absolute path (KBUILD_OUTPUT= in 6.12+); links may too.
+		sed -i "s|/usr/src/|$d/root/usr/src/|g" \
+			"$d/root/usr/src/linux-headers-$kver/Makefile"
+		find "$d/root" -type l -lname '/*' -print0 |
+			while IFS= read -r -d '' l; do
+				ln -sfn "$d/root$(readlink "$l")" "$l"
+			done
+		touch "$d/.kuw-ok-$da"
+	) 9>"$d.lock" || return 1
+	echo "$d/root/usr/src/linux-headers-$kver"
 }

@@ -12,7 +12,8 @@
 # INIT with `busybox --install -s`), /dev/console, INIT as /init, the
 # guest-side helpers every /init and check sources (/etc/kuw-common.sh,
 # /etc/kuw-ktap.sh from scripts/init/), and each SRC file at DEST (parent
-# dirs created, mode kept: executables stay 0755).
+# dirs created, mode kept: executables stay 0755); DEST=->TARGET makes
+# DEST a symbolic link to TARGET.
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 2 ] || die "usage: $0 OUT INIT [DEST=SRC]..."
@@ -74,12 +75,15 @@ trap 'rm -f "$spec"' EXIT
 	declare -A dirs=()
 	for a in "$@"; do
 		dest=${a%%=*} src=${a#*=}
-		[ -f "$src" ] || die "initramfs: $src not found"
 		d=$(dirname "$dest")
 		while [ "$d" != / ] && [ -z "${dirs[$d]:-}" ]; do
 			dirs[$d]=1
 			d=$(dirname "$d")
 		done
+		case $src in
+		"->"*) echo "slink $dest ${src#->} 0777 0 0"; continue ;;
+		esac
+		[ -f "$src" ] || die "initramfs: $src not found"
 		if [ -x "$src" ]; then m=0755; else m=0644; fi
 		echo "file $dest $src $m 0 0"
 	done

@@ -10,7 +10,8 @@ The kernel's trace is, on x86_64, the faulting function (RIP) and the
 first "Call Trace:" block of an oops, without its "?" lines (stale
 addresses found on the stack, not frames); on arm64 the first "Call
 trace:" block, which starts at the faulting pc itself (frame records from
-the oops' pt_regs).  kunwind's is the block that follows
+the oops' pt_regs; 6.13+ marks each frame's source, " (P)", which is
+dropped).  kunwind's is the block that follows
 "kunwind: Call Trace:", and its "end of trace:" line says why it stopped.
 Test results are not read here: scripts/ktap.py parses those (and gives
 this script its reader of serial logs).
@@ -46,6 +47,10 @@ def kernel_trace(msgs):
             break
         if s.startswith('? '):
             continue    # a stale address seen on the stack, not a frame
+        # arm64 6.13+ marks where a frame's address came from: " (P)" the
+        # pc of a pt_regs, " (L)" its link register, " (K)"/" (F)" the
+        # kretprobe/fgraph return address it stands for; not part of it.
+        s = re.sub(r' \([A-Z]\)$', '', s)
         frames.append(s)
     return frames
 

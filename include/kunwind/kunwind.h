@@ -93,7 +93,16 @@ struct kunwind_stack {
  * @no_orc: KUNWIND_NO_ORC was asked for
  * @signal: the pc is not a return address (first frame, pt_regs frame,
  *	    signal frame): look it up as is, not at pc - 1
- * @reliable: every frame so far came from tables, no boundary crossed
+ * @reliable: every frame so far was left by a table row or by an exact
+ *	      crossing (an exception entry's pt_regs, a stack switch whose
+ *	      layout is known), and every frame a kernel-mode exception
+ *	      interrupted was left by a table row
+ * @rel_pending: the current frame is one a kernel-mode exception
+ *		 interrupted: unless a table row steps it, @reliable goes
+ *		 false
+ * @sp_guess: the current frame's sp is only a lower bound (an arm64 frame
+ *	      record gives the caller's x29 and pc, not where its frame
+ *	      ends): a row whose CFA is sp-based cannot step it
  * @ret_idx: return-address translation state (function-graph tracer)
  * @ret_cur: return-address translation state (kretprobe/rethook)
  * @ahead_entry: look-ahead cache: the object of the current frame's pc ...
@@ -123,6 +132,8 @@ struct kunwind_state {
 	bool no_orc;
 	bool signal;
 	bool reliable;
+	bool rel_pending;
+	bool sp_guess;
 	bool ahead_ok;
 	int ret_idx;
 	struct llist_node *ret_cur;

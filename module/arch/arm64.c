@@ -31,8 +31,14 @@
  *     kernel's own unwinder keys them, also as a pt_regs' pc (the BRK
  *     kretprobe trampoline after 6.1).
  *
- * The reliable flag is what arch_stack_walk_reliable() says where arm64
- * has one (6.17+): lost at every exception boundary.
+ * The reliable flag goes further than arch_stack_walk_reliable() (6.17+),
+ * which gives up at every exception boundary because it cannot know
+ * whether x30 was live: crossing a kernel-mode exception's pt_regs (found
+ * through the entry code's known layout, or its meta record) is exact,
+ * and the interrupted frame keeps the trace reliable when a table row at
+ * the interrupted pc steps it (the row says where the return address is:
+ * x30, or its slot).  Frame records followed through code without tables
+ * and trampolines whose real return address is unknown are not reliable.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -366,13 +372,21 @@ static int kuw_regs_step(struct kunwind_state *s, u64 at)
 	kuw_arch_regs_from_pt(&s->regs, &regs);
 	s->signal = true;
 	s->how = KUNWIND_FRAME_PT_REGS;
-	s->reliable = false;	/* an exception or interrupt in the kernel */
 	/*
+	 * An exception or interrupt in the kernel: exact so far; the
+	 * interrupted frame must be left by its own row (kuw_step_frame()).
 	 * After 6.1 the kretprobe trampoline is a BRK: its handler runs in
 	 * an exception whose pc is the trampoline.  Translated, keyed by the
-	 * interrupted x29, as the kernel's unwinder does after a pt_regs.
+	 * interrupted x29, as the kernel's unwinder does after a pt_regs;
+	 * the frame is then the caller's at a return address, not the
+	 * interrupted one: not reliable.
 	 */
-	kuw_arch_ret_addr(s);
+	s->rel_pending = true;
+	if (s->regs.r[KUW_REG_PC] == kuw_a64_tramp[0] ||
+	    s->regs.r[KUW_REG_PC] == kuw_a64_tramp[1]) {
+		s->reliable = false;
+		kuw_arch_ret_addr(s);
+	}
 	return 0;
 }
 
@@ -508,10 +522,16 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			s->how = KUNWIND_FRAME_CFI;
 		return ret;
 	}
-	/* code without tables that keeps a frame record */
+	/*
+	 * Code without tables that keeps a frame record.  The caller's sp is
+	 * not in the record: fp + 16 is only a lower bound (the callee's
+	 * locals may lie above its record), so its rows must not use it.
+	 */
 	ret = kuw_record_step(s, sp, fp);
-	if (!ret)
+	if (!ret) {
 		s->reliable = false;
+		s->sp_guess = s->how == KUNWIND_FRAME_FP;
+	}
 	return ret;
 }
 

@@ -17,8 +17,9 @@
  *     idtentry, the NMI and syscall entries call their C handler with
  *     sp = the pt_regs they built (entry_64.S "movq %rsp, %rdi; call").
  *     A user-mode pt_regs ends the walk; a kernel-mode one gives every
- *     register of the interrupted code, and the walk goes on from there
- *     (no longer reliable, as in arch_stack_walk_reliable());
+ *     register of the interrupted code, and the walk goes on from there,
+ *     still reliable (as ORC's reliable walk) when a table row at the
+ *     interrupted pc steps the interrupted frame;
  *   - the same for FRED's event stubs (6.9+, entry_64_fred.S, in
  *     .noinstr.text, not entry text): asm_fred_entrypoint_user/_kernel
  *     push a pt_regs inside the struct fred_frame the CPU began (the
@@ -396,6 +397,7 @@ static int kuw_orc_step(struct kunwind_state *s, u64 pc, u64 sp, u64 bp,
 	s->regs.r[KUW_REG_PC] = ip;
 	s->regs.r[KUW_REG_SP] = os.sp;
 	s->signal = os.signal;
+	s->reliable = false;	/* the kernel's step, not one of ours */
 	this_cpu_inc(kuw_counters.orc_frames);
 	return 0;
 }
@@ -428,7 +430,12 @@ static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp)
 	kuw_arch_regs_from_pt(&s->regs, &regs);
 	s->signal = true;
 	s->how = KUNWIND_FRAME_PT_REGS;
-	s->reliable = false;	/* an exception or interrupt in the kernel */
+	/*
+	 * An exception or interrupt in the kernel: exact, as for ORC's
+	 * reliable walk; the interrupted frame must be left by its own row
+	 * (kuw_step_frame()).
+	 */
+	s->rel_pending = true;
 	return 0;
 }
 
@@ -498,7 +505,8 @@ static int kuw_leaf_step(struct kunwind_state *s, u64 sp)
  * @fp_ok: @fp is known
  * @signal: @pc is not a return address
  *
- * Return: 0 when stepped (@s->how says how; @s->reliable is cleared),
+ * Return: 0 when stepped (@s->how says how; @s->reliable is cleared by a
+ * step that guesses, @s->rel_pending set by a kernel-mode pt_regs),
  * -KUW_E_END at the outermost frame, or another negative enum kuw_err.
  */
 int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,

@@ -19,7 +19,10 @@
 #    corrupt one (EBADMSG), a truncated one, the same blob twice (EEXIST),
 #    a module's blob while it is not loaded (ENOENT);
 #  - loop unloaded (its table goes with it), loaded again, its blob loaded
-#    again: the probe walk and every task's walk again.
+#    again: the probe walk and every task's walk again;
+#  - with the vmlinux blob: every thread's reliable walk, tasks preempted in
+#    kernel mode among them, against the kernel's stack_trace_save_tsk_
+#    reliable() (scripts/guest/reliable.sh, kunit/reliable_payload.c).
 # The oops is in a boot of its own (scripts/init/stock_oops.sh).
 # On arm64 (KUW_ARCH) the kernel's unwinder follows frame records: probed
 # before it saves its record (loop_configure at its first FDE
@@ -48,7 +51,7 @@ dkms=0
 # arm64: one more result in each of the two probe walks after loop's blob
 a64=0
 [ "$KUW_ARCH" = arm64 ] && a64=8
-ktap_plan $((39 + dkms + a64))
+ktap_plan $((40 + dkms + a64))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -224,10 +227,13 @@ if [ "$dbg" = 1 ]; then
 	diag <$D/tables
 	check "tables: vmlinux has a debug_frame table from the blob" table_of vmlinux
 	ktap_subtest "backtrace_all.sh (vmlinux blob)" sh /guest/backtrace_all.sh
+	# kunwind's reliable walks of preempted tasks against the kernel's
+	# (booted preempt=full where the model is dynamic; 7.x preempts)
+	ktap_subtest "reliable.sh (vmlinux blob)" sh /guest/reliable.sh
 else
 	for t in "kunwind-dump load: vmlinux and every loaded module" \
 		"vmlinux blob loaded" "tables: vmlinux has a debug_frame table from the blob" \
-		"backtrace_all.sh (vmlinux blob)"; do
+		"backtrace_all.sh (vmlinux blob)" "reliable.sh (vmlinux blob)"; do
 		skip "$t" "$KUW_DBG_WHY"
 	done
 fi

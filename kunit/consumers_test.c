@@ -228,6 +228,11 @@ static void cs_run_hrtimer(struct kunit *test, struct cs_hrtimer *k)
 	struct kuw_chain c = { .leaf = cs_hrtimer_leaf, .priv = k,
 			       .alloca_n = 32 };
 
+	/*
+	 * kt_ref_walk() finds the kernel's unwinder on its first call
+	 * (register_kprobe(), which sleeps): here, not in the hard IRQ.
+	 */
+	kt_ref_walk(NULL, NULL, k->kpcs, 1);
 	memset(k, 0, sizeof(*k));
 	kuw_hrtimer_setup(&k->timer, cs_hrtimer_fn, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL_HARD);
@@ -435,9 +440,15 @@ static int cs_storm_fn(void *arg)
 {
 	struct cs_storm *s = arg;
 
+	/*
+	 * A Tasks RCU quiescent state each round: switching off waits for
+	 * synchronize_rcu_tasks() (no task left on the ftrace trampoline),
+	 * which a kthread that never sleeps holds up for good on a
+	 * preemptible kernel, where cond_resched() is no such state.
+	 */
 	while (!READ_ONCE(s->stop)) {
 		kuw_chain_run(&s->c);
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

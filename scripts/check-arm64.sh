@@ -162,9 +162,8 @@ files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
 [ -f "$KO" ] && files+=("/lib/kunwind/hello.ko=$KO")
 if kuw_build_modules "$KDIR" "$WORK" 2>"$WORK/modules.err"; then
 	files+=("/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
-	for k in "$WORK"/src/kunit/*.ko; do
-		files+=("/lib/kunwind/kunit/${k##*/}=$k")
-	done
+	mapfile -t -O ${#files[@]} files < <(kuw_kunit_files "$WORK"
+		kuw_switch_files "$WORK")
 else
 	tail -n 20 "$WORK/modules.log" | diag
 fi
@@ -245,6 +244,13 @@ read -r gp gf gs < <(printf '%s\n' "$gsum" | tail -n 1 |
 	sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') || true
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
 echo "# guest: $gp passed, $gf failed, $gs skipped"
+np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
+
+# The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread.
+stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/switch.sh)"
+read -r gp gf gs < <(kuw_switch_guest "$IMAGE" "$WORK/initrd.gz" \
+	"$LOGDIR/check-arm64-switch-last.log" 2> >(diag))
+echo "# switch guest: $gp passed, $gf failed, $gs skipped (log: $LOGDIR/check-arm64-switch-last.log)"
 np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
 
 stamp "done"

@@ -271,9 +271,7 @@ fi
 echo "$KCONFIG" >"$WORK/profile"
 files=("/etc/kuw-profile=$WORK/profile"
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
-for m in "$WORK"/src/kunit/*.ko; do
-	[ -f "$m" ] && files+=("/lib/kunwind/kunit/${m##*/}=$m")
-done
+mapfile -t -O ${#files[@]} files < <(kuw_kunit_files "$WORK"; kuw_switch_files "$WORK")
 hooks=("$REPO"/scripts/guest/*.sh)
 for h in "${hooks[@]}"; do
 	[ -f "$h" ] && files+=("/guest/${h##*/}=$h")
@@ -330,6 +328,14 @@ if [ "$gf" != 0 ]; then
 		grep -E -A4 "^(WARNING|BUG|Oops): " | head -n 40 >&2 || true
 fi
 stamp "guest: $gp passed, $gf failed, $gs skipped"
+
+# The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread.
+swlog="$RUNLOG/check-$KCONFIG-switch-last.log"
+stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/switch.sh)"
+read -r sp sf ss < <(kuw_switch_guest "$KDIR/arch/x86/boot/bzImage" \
+	"$WORK/initrd.gz" "$swlog")
+stamp "switch guest: $sp passed, $sf failed, $ss skipped (log: $LOGDIR/${swlog##*/})"
+gp=$((gp + sp)) gf=$((gf + sf)) gs=$((gs + ss))
 
 # subrun NAME CMD...: run a part that ends "N passed, N failed[, N skipped]",
 # its output kept in RUNLOG/NAME.out; add its counts to sub_p/f/s.

@@ -268,6 +268,8 @@ kuw_accel() {
 
 # kuw_qemu KERNEL INITRD LOG TIMEOUT APPEND [MEM]: boot the guest on the
 # serial console, -smp 2, output to LOG; $QEMU_EXTRA adds options.
+# KUW_TCG_SINGLE=1: under TCG, one host thread for both vCPUs
+# (kuw_switch_guest).
 # printk.devkmsg=on: the guests write their results to /dev/kmsg
 # (scripts/init/common.sh), which is otherwise rate-limited.
 # Returns 0 if the guest ended itself, 124 on timeout.
@@ -276,6 +278,8 @@ kuw_qemu() {
 	local accel cpu rc=0
 	accel=$(kuw_accel "$kernel")
 	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
+	[ "${KUW_TCG_SINGLE:-0}" != 1 ] || [ "$accel" != tcg ] ||
+		accel=tcg,thread=single
 	log "booting $(basename "$kernel") ($accel, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
 	# shellcheck disable=SC2086 # QEMU_EXTRA: several options, split
 	timeout -k 5 "$tmo" qemu-system-x86_64 \
@@ -297,11 +301,12 @@ kuw_qemu() {
 # console.  Returns 0 if the guest ended itself, 124 on timeout.
 kuw_qemu_arm64() {
 	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-512M}
-	local cpu=${KUNWIND_ARM64_CPU:-max,pauth-impdef=on} rc=0
-	log "booting $(basename "$kernel") (aarch64, tcg, -cpu $cpu, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	local cpu=${KUNWIND_ARM64_CPU:-max,pauth-impdef=on} rc=0 accel=tcg
+	[ "${KUW_TCG_SINGLE:-0}" != 1 ] || accel=tcg,thread=single
+	log "booting $(basename "$kernel") (aarch64, $accel, -cpu $cpu, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
 	# shellcheck disable=SC2086 # QEMU_EXTRA: several options, split
 	timeout -k 5 "$tmo" qemu-system-aarch64 \
-		-M virt -accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
+		-M virt -accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyAMA0 panic=-1 printk.devkmsg=on $append" \
@@ -309,6 +314,63 @@ kuw_qemu_arm64() {
 	tr -d '\r' <"$logf.raw" >"$logf"
 	rm -f "$logf.raw"
 	return "$rc"
+}
+
+# Modules and guest checks of the switch guest (scripts/init/switch.sh):
+# those that patch the kernel's text while the other vCPU runs it.
+KUW_SWITCH_MODS="consumers_test"
+
+# kuw_switch_files WORK: DEST=SRC arguments for mkinitramfs.sh that put the
+# switch guest (its /init, modules, checks) into a cell's initramfs, and
+# leave those modules out of the main guest's /lib/kunwind/kunit; with
+# kuw_kunit_files below.
+kuw_switch_files() {
+	local work=$1 m h
+	echo "/init-switch=$REPO/scripts/init/switch.sh"
+	for m in $KUW_SWITCH_MODS; do
+		[ ! -f "$work/src/kunit/$m.ko" ] ||
+			echo "/lib/kunwind/switch/$m.ko=$work/src/kunit/$m.ko"
+	done
+	for h in "$REPO"/scripts/guest-switch/*.sh; do
+		[ ! -f "$h" ] || echo "/guest-switch/${h##*/}=$h"
+	done
+}
+
+# kuw_kunit_files WORK: DEST=SRC for the main guest's test modules (every
+# kunit/*.ko but the switch guest's).
+kuw_kunit_files() {
+	local work=$1 k
+	for k in "$work"/src/kunit/*.ko; do
+		[ -f "$k" ] || continue
+		[[ " $KUW_SWITCH_MODS " == *" $(basename "$k" .ko) "* ]] ||
+			echo "/lib/kunwind/kunit/${k##*/}=$k"
+	done
+}
+
+# kuw_switch_guest KERNEL INITRD LOG: boot the cell's initramfs again with
+# rdinit=/init-switch, both vCPUs on one TCG thread: QEMU's multi-threaded
+# TCG leaves a vCPU spinning for good on an int3 that another vCPU's
+# text_poke already removed (docs/testbed.md), which any ftrace_ops
+# toggled while the other CPU runs the patched function triggers.  Prints
+# the guest's "P F S" counts (scripts/ktap.py) on stdout, its results on
+# stderr.
+kuw_switch_guest() {
+	local kernel=$1 initrd=$2 logf=$3 tmo=${KUNWIND_TIMEOUT:-300} sum p f s
+	if [ "$KUW_ARCH" = arm64 ]; then
+		KUW_TCG_SINGLE=1 kuw_qemu_arm64 "$kernel" "$initrd" "$logf" \
+			"$tmo" "rdinit=/init-switch" 512M >&2 || true
+	else
+		KUW_TCG_SINGLE=1 kuw_qemu "$kernel" "$initrd" "$logf" "$tmo" \
+			"rdinit=/init-switch tsc_early_khz=$(kuw_tsc_khz)" 512M >&2 ||
+			true
+	fi
+	sum=$(python3 "$REPO/scripts/ktap.py" "$logf" || true)
+	printf '%s\n' "$sum" | sed '$d' >&2
+	read -r p f s < <(printf '%s\n' "$sum" | tail -n 1 | sed -n -E \
+		's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') ||
+		true
+	[ -n "${p:-}" ] || { p=0 f=1 s=0; }
+	echo "$p $f $s"
 }
 
 # kuw_kmake KDIR ARG...: make -C KDIR ARG... (an out-of-tree module

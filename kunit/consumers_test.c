@@ -34,6 +34,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -180,6 +181,137 @@ static int kt_save_tsk_reliable(struct task_struct *task, unsigned long *store,
 #endif
 	return -EOPNOTSUPP;
 }
+
+/* ---- perf callchains of cpu-clock samples over a spinning leaf ---- */
+
+#ifdef CONFIG_PERF_EVENTS
+struct cs_perf {
+	unsigned int samples;		/* in the leaf */
+	unsigned int missed;		/* ... whose chain misses its caller */
+	unsigned long first_missed[CS_MAX];
+	unsigned int first_missed_n;
+	struct perf_callchain_entry e;	/* ip[] follows: buf */
+	u64 buf[CS_MAX];
+};
+
+static unsigned long KUW_FN(perf_callchain_kernel);
+
+/*
+ * The overflow handler (hard IRQ, the cpu-clock hrtimer): a sample in the
+ * leaf gets the kernel callchain perf would record, from the arch's
+ * perf_callchain_kernel() (what perf_callchain() calls for kernel
+ * samples); it must hold the leaf, then the leaf's caller and the rest of
+ * the chain.
+ */
+static void cs_perf_overflow(struct perf_event *event,
+			     struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+	struct cs_perf *p = event->overflow_handler_context;
+	struct perf_callchain_entry_ctx ctx = { .entry = &p->e,
+						.max_stack = CS_MAX };
+	unsigned long *pcs = (unsigned long *)p->e.ip;
+
+	BUILD_BUG_ON(sizeof(u64) != sizeof(unsigned long));
+	if (!regs || user_mode(regs) ||
+	    !cs_is(instruction_pointer(regs), "cs_perf_leaf"))
+		return;
+	p->samples++;
+	p->e.nr = 0;
+	kuw_call(perf_callchain_kernel, &ctx, regs);
+	if (ctx.nr && pcs[0] == instruction_pointer(regs) &&
+	    cs_has_chain(pcs, ctx.nr, 1))
+		return;
+	if (!p->missed++) {
+		p->first_missed_n = ctx.nr;
+		memcpy(p->first_missed, pcs, ctx.nr * sizeof(*pcs));
+	}
+}
+
+/* A leaf that spins (no call: no frame record on arm64) for 200 ms. */
+static noinline int cs_perf_leaf(struct kuw_chain *c)
+{
+	unsigned long end = jiffies + HZ / 5;
+
+	while (time_before(jiffies, end))
+		cpu_relax();
+	return 0;
+}
+
+/* Sample the chain at 10 kHz on this CPU; fills @p's counts. */
+static void cs_perf_run(struct kunit *test, struct cs_perf *p)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = 100 * NSEC_PER_USEC,
+		.sample_type = PERF_SAMPLE_CALLCHAIN,
+		.exclude_user = 1,
+	};
+	struct kuw_chain c = { .leaf = cs_perf_leaf, .alloca_n = 8 };
+	struct perf_event *ev;
+
+	p->samples = 0;
+	p->missed = 0;
+	migrate_disable();
+	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+					      NULL, cs_perf_overflow, p);
+	if (IS_ERR(ev)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "perf_event_create_kernel_counter: %ld",
+			   PTR_ERR(ev));
+		return;
+	}
+	kuw_chain_run(&c);
+	perf_event_disable(ev);
+	migrate_enable();
+	perf_event_release_kernel(ev);
+}
+
+static void cs_perf_callchain(struct kunit *test)
+{
+	struct cs_perf *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned long calls, kuw;
+	unsigned int on_s, on_m;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUW_FN(perf_callchain_kernel) = kt_lookup_name("perf_callchain_kernel");
+	if (!KUW_FN(perf_callchain_kernel))
+		kunit_skip(test, "no perf_callchain_kernel in this kernel");
+	cs_switch_on(test, "perf_callchain_kernel");
+	calls = cs_count("perf_callchain_kernel", KUNWIND_CONS_CALLS);
+	kuw = cs_count("perf_callchain_kernel", KUNWIND_CONS_KUNWIND);
+	cs_perf_run(test, p);
+	on_s = p->samples;
+	on_m = p->missed;
+	if (on_m)
+		cs_dump(test, "on, missed", p->first_missed,
+			p->first_missed_n);
+	calls = cs_count("perf_callchain_kernel", KUNWIND_CONS_CALLS) - calls;
+	kuw = cs_count("perf_callchain_kernel", KUNWIND_CONS_KUNWIND) - kuw;
+	cs_switch_off(test);
+	cs_perf_run(test, p);
+	kunit_info(test, "perf cpu-clock samples in the leaf, missing its caller: switch off %u, %u (%u%%); on %u, %u (%u%%); kunwind answered %lu of %lu\n",
+		   p->samples, p->missed,
+		   p->samples ? 100 * p->missed / p->samples : 0, on_s, on_m,
+		   on_s ? 100 * on_m / on_s : 0, kuw, calls);
+	KUNIT_EXPECT_GT(test, on_s, 0U);
+	KUNIT_EXPECT_GT(test, p->samples, 0U);
+	/* with kunwind, every sample has the leaf's caller */
+	KUNIT_EXPECT_EQ(test, on_m, 0U);
+	KUNIT_EXPECT_GE(test, calls, (unsigned long)on_s);
+	KUNIT_EXPECT_GT(test, kuw, 0UL);
+	/* frame records miss it while the return address is in x30 */
+	if (KT_REF_FRAME_RECORDS && IS_ENABLED(CONFIG_ARM64))
+		KUNIT_EXPECT_GT(test, p->missed, 0U);
+}
+#else
+static void cs_perf_callchain(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_PERF_EVENTS in this kernel");
+}
+#endif
 
 /* ---- stack_trace_save() from an hrtimer interrupting a leaf ---- */
 
@@ -513,6 +645,7 @@ static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_hrtimer_save),
 	KUNIT_CASE(cs_save_tsk),
 	KUNIT_CASE(cs_save_tsk_reliable),
+	KUNIT_CASE(cs_perf_callchain),
 	KUNIT_CASE(cs_toggle),
 	{}
 };

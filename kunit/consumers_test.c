@@ -32,6 +32,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -180,6 +181,68 @@ static int kt_save_tsk_reliable(struct task_struct *task, unsigned long *store,
 				size);
 #endif
 	return -EOPNOTSUPP;
+}
+
+/* ---- stack_trace_save_regs() from a kprobe on a leaf's entry ---- */
+
+struct cs_regs {
+	unsigned long pcs[CS_MAX];
+	unsigned int n;
+	int hits;
+};
+
+static struct cs_regs *cs_regs_cur;
+static unsigned long KUW_FN(stack_trace_save_regs);
+
+static noinline int cs_regs_leaf(struct kuw_chain *c)
+{
+	return READ_ONCE(c->alloca_n) & 1;
+}
+
+/* At the leaf's first instruction: its caller is not in a frame yet. */
+static int cs_regs_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct cs_regs *r = READ_ONCE(cs_regs_cur);
+
+	if (r && !r->hits++)
+		r->n = kuw_call(stack_trace_save_regs, regs, r->pcs, CS_MAX,
+				0);
+	return 0;
+}
+
+static void cs_save_regs(struct kunit *test)
+{
+	struct cs_regs *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)cs_regs_leaf,
+			     .pre_handler = cs_regs_pre };
+	struct kuw_chain c = { .leaf = cs_regs_leaf, .alloca_n = 4 };
+	unsigned long calls, kuw;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUW_FN(stack_trace_save_regs) = kt_lookup_name("stack_trace_save_regs");
+	if (!KUW_FN(stack_trace_save_regs))
+		kunit_skip(test, "no stack_trace_save_regs in this kernel");
+	cs_switch_on(test, "stack_trace_save_regs");
+	calls = cs_count("stack_trace_save_regs", KUNWIND_CONS_CALLS);
+	kuw = cs_count("stack_trace_save_regs", KUNWIND_CONS_KUNWIND);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	WRITE_ONCE(cs_regs_cur, r);
+	kuw_chain_run(&c);
+	WRITE_ONCE(cs_regs_cur, NULL);
+	unregister_kprobe(&kp);
+	KUNIT_ASSERT_EQ(test, r->hits, 1);
+	kunit_info(test, "stack_trace_save_regs from a kprobe on the leaf's entry: %u entries\n",
+		   r->n);
+	/* the regs' pc, then the leaf's caller and the rest of the chain */
+	KUNIT_EXPECT_TRUE(test, r->n && cs_is(r->pcs[0], "cs_regs_leaf"));
+	KUNIT_EXPECT_TRUE(test, cs_has_chain(r->pcs, r->n, 1));
+	if (!r->n || !cs_has_chain(r->pcs, r->n, 1))
+		cs_dump(test, "regs", r->pcs, r->n);
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save_regs",
+				       KUNWIND_CONS_CALLS), calls + 1);
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save_regs",
+				       KUNWIND_CONS_KUNWIND), kuw + 1);
+	cs_switch_off(test);
 }
 
 /* ---- perf callchains of cpu-clock samples over a spinning leaf ---- */
@@ -645,6 +708,7 @@ static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_hrtimer_save),
 	KUNIT_CASE(cs_save_tsk),
 	KUNIT_CASE(cs_save_tsk_reliable),
+	KUNIT_CASE(cs_save_regs),
 	KUNIT_CASE(cs_perf_callchain),
 	KUNIT_CASE(cs_toggle),
 	{}

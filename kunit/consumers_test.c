@@ -249,6 +249,7 @@ static void cs_save_regs(struct kunit *test)
 
 #ifdef CONFIG_PERF_EVENTS
 struct cs_perf {
+	const char *leaf;		/* samples in this function count */
 	unsigned int samples;		/* in the leaf */
 	unsigned int missed;		/* ... whose chain misses its caller */
 	unsigned long first_missed[CS_MAX];
@@ -277,7 +278,7 @@ static void cs_perf_overflow(struct perf_event *event,
 
 	BUILD_BUG_ON(sizeof(u64) != sizeof(unsigned long));
 	if (!regs || user_mode(regs) ||
-	    !cs_is(instruction_pointer(regs), "cs_perf_leaf"))
+	    !cs_is(instruction_pointer(regs), p->leaf))
 		return;
 	p->samples++;
 	p->e.nr = 0;
@@ -301,8 +302,9 @@ static noinline int cs_perf_leaf(struct kuw_chain *c)
 	return 0;
 }
 
-/* Sample the chain at 10 kHz on this CPU; fills @p's counts. */
-static void cs_perf_run(struct kunit *test, struct cs_perf *p)
+/* cpu-clock samples on @cpu at 10 kHz into @p, counting those in @leaf. */
+static struct perf_event *cs_perf_start(struct kunit *test, struct cs_perf *p,
+					const char *leaf, int cpu)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -312,24 +314,35 @@ static void cs_perf_run(struct kunit *test, struct cs_perf *p)
 		.sample_type = PERF_SAMPLE_CALLCHAIN,
 		.exclude_user = 1,
 	};
+	struct perf_event *ev;
+
+	p->leaf = leaf;
+	p->samples = 0;
+	p->missed = 0;
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+					      cs_perf_overflow, p);
+	if (IS_ERR(ev)) {
+		KUNIT_FAIL(test, "perf_event_create_kernel_counter: %ld",
+			   PTR_ERR(ev));
+		return NULL;
+	}
+	return ev;
+}
+
+/* Sample the chain at 10 kHz on this CPU; fills @p's counts. */
+static void cs_perf_run(struct kunit *test, struct cs_perf *p)
+{
 	struct kuw_chain c = { .leaf = cs_perf_leaf, .alloca_n = 8 };
 	struct perf_event *ev;
 
-	p->samples = 0;
-	p->missed = 0;
 	migrate_disable();
-	ev = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
-					      NULL, cs_perf_overflow, p);
-	if (IS_ERR(ev)) {
-		migrate_enable();
-		KUNIT_FAIL(test, "perf_event_create_kernel_counter: %ld",
-			   PTR_ERR(ev));
-		return;
+	ev = cs_perf_start(test, p, "cs_perf_leaf", raw_smp_processor_id());
+	if (ev) {
+		kuw_chain_run(&c);
+		perf_event_disable(ev);
+		perf_event_release_kernel(ev);
 	}
-	kuw_chain_run(&c);
-	perf_event_disable(ev);
 	migrate_enable();
-	perf_event_release_kernel(ev);
 }
 
 static void cs_perf_callchain(struct kunit *test)
@@ -656,12 +669,51 @@ static void cs_wait_runs(struct cs_storm *s, int runs)
 		usleep_range(1000, 2000);
 }
 
+/*
+ * perf samples the storm's CPU meanwhile (cpu-clock, 10 kHz, each sample's
+ * kernel callchain through perf_callchain_kernel(), switched with the
+ * rest): the switch flips under perf's hard IRQ too.
+ */
+#ifdef CONFIG_PERF_EVENTS
+static struct cs_perf cs_toggle_perf;
+
+static void *cs_toggle_perf_start(struct kunit *test, int cpu)
+{
+	KUW_FN(perf_callchain_kernel) = kt_lookup_name("perf_callchain_kernel");
+	if (!KUW_FN(perf_callchain_kernel))
+		return NULL;
+	return cs_perf_start(test, &cs_toggle_perf, "cs_storm_leaf", cpu);
+}
+
+static void cs_toggle_perf_stop(struct kunit *test, void *ev)
+{
+	struct cs_perf *p = &cs_toggle_perf;
+
+	if (!ev)
+		return;
+	perf_event_disable(ev);
+	perf_event_release_kernel(ev);
+	kunit_info(test, "perf meanwhile: %u samples in the storm's leaf, %u of them without its caller\n",
+		   p->samples, p->missed);
+}
+#else
+static void *cs_toggle_perf_start(struct kunit *test, int cpu)
+{
+	return NULL;
+}
+
+static void cs_toggle_perf_stop(struct kunit *test, void *ev)
+{
+}
+#endif
+
 static void cs_toggle(struct kunit *test)
 {
 	struct cs_storm *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	unsigned long kuw, calls;
 	struct task_struct *task;
-	int i, runs;
+	void *ev;
+	int i, runs, cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	cs_switch_on(test, "stack_trace_save");
@@ -672,11 +724,18 @@ static void cs_toggle(struct kunit *test)
 	atomic_set(&s->bad, 0);
 	kuw = cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND);
 	calls = cs_count("stack_trace_save", KUNWIND_CONS_CALLS);
-	task = kthread_run(cs_storm_fn, s, "cs_storm");
+	task = kthread_create(cs_storm_fn, s, "cs_storm");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
+	/* on another CPU than this one, sampled by perf there */
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	kthread_bind(task, cpu);
+	wake_up_process(task);
 	/* traces by the kernel before, and after the last switch off */
 	cs_wait_runs(s, 1);
+	ev = cs_toggle_perf_start(test, cpu);
 	for (i = 0; i < 10; i++) {
 		KUNIT_EXPECT_EQ(test, kunwind_consumers_set(true), 0);
 		usleep_range(5000, 6000);
@@ -684,6 +743,7 @@ static void cs_toggle(struct kunit *test)
 		usleep_range(5000, 6000);
 	}
 	cs_wait_runs(s, atomic_read(&s->runs) + 1);
+	cs_toggle_perf_stop(test, ev);
 	WRITE_ONCE(s->stop, true);
 	kthread_stop(task);
 	put_task_struct(task);

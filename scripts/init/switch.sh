@@ -8,7 +8,8 @@
 # the kernel's too: docs/testbed.md), so the host boots this guest with
 # one TCG thread for both vCPUs (kuw_qemu KUW_TCG_SINGLE=1).  It loads
 # kunwind.ko, each module under /lib/kunwind/switch (KUnit suites run at
-# load), runs each /guest-switch/*.sh as a subtest, unloads everything.
+# load) while kunit/churn_payload.ko is loaded and unloaded in a loop,
+# runs each /guest-switch/*.sh as a subtest, unloads everything.
 # shellcheck source=common.sh
 . /etc/kuw-common.sh
 mods="" nmods=0
@@ -22,9 +23,26 @@ done
 ktap_plan $((1 + nmods + nhooks + nmods + 1))
 diag "kunwind switch guest: profile $KUW_PROFILE, cpus $(grep -c ^processor /proc/cpuinfo)"
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
+# Modules come and go meanwhile (kunwind adds and drops their tables
+# while the switch's suite walks and flips): churn_payload.ko, loaded and
+# unloaded in a loop until the suites are done.
+churn="$KUW_MODDIR"/kunit/churn_payload.ko
+rm -f /tmp/churn-stop /tmp/churn-n
+if [ -f "$churn" ]; then
+	(n=0
+	 while [ ! -f /tmp/churn-stop ]; do
+		insmod "$churn" && rmmod churn_payload && n=$((n + 1))
+	 done
+	 echo "$n" >/tmp/churn-n) &
+fi
 for m in $mods; do
 	check "insmod switch/${m##*/}" insmod "$m"
 done
+if [ -f "$churn" ]; then
+	touch /tmp/churn-stop
+	wait
+	diag "churn_payload.ko loaded and unloaded $(cat /tmp/churn-n) times meanwhile"
+fi
 for h in $hooks; do
 	ktap_subtest "${h##*/}" sh "$h"
 done

@@ -247,7 +247,7 @@ echo "# guest: $gp passed, $gf failed, $gs skipped"
 np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
 
 # The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread.
-stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/switch.sh)"
+stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/check.sh as /init-switch)"
 read -r gp gf gs < <(kuw_switch_guest "$IMAGE" "$WORK/initrd.gz" \
 	"$LOGDIR/check-arm64-switch-last.log" 2> >(diag))
 echo "# switch guest: $gp passed, $gf failed, $gs skipped (log: $LOGDIR/check-arm64-switch-last.log)"

@@ -331,7 +331,7 @@ stamp "guest: $gp passed, $gf failed, $gs skipped"
 
 # The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread.
 swlog="$RUNLOG/check-$KCONFIG-switch-last.log"
-stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/switch.sh)"
+stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/check.sh as /init-switch)"
 read -r sp sf ss < <(kuw_switch_guest "$KDIR/arch/x86/boot/bzImage" \
 	"$WORK/initrd.gz" "$swlog")
 stamp "switch guest: $sp passed, $sf failed, $ss skipped (log: $LOGDIR/${swlog##*/})"

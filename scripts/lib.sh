@@ -316,7 +316,7 @@ kuw_qemu_arm64() {
 	return "$rc"
 }
 
-# Modules and guest checks of the switch guest (scripts/init/switch.sh):
+# Modules and guest checks of the switch guest (scripts/init/check.sh as /init-switch):
 # those that patch the kernel's text while the other vCPU runs it.
 KUW_SWITCH_MODS="consumers_test"
 
@@ -326,7 +326,7 @@ KUW_SWITCH_MODS="consumers_test"
 # kuw_kunit_files below.
 kuw_switch_files() {
 	local work=$1 m h
-	echo "/init-switch=$REPO/scripts/init/switch.sh"
+	echo "/init-switch=$REPO/scripts/init/check.sh"
 	for m in $KUW_SWITCH_MODS; do
 		[ ! -f "$work/src/kunit/$m.ko" ] ||
 			echo "/lib/kunwind/switch/$m.ko=$work/src/kunit/$m.ko"

@@ -4,23 +4,47 @@
 # suites run at load), list the suites KUnit registered (the host checks
 # each one reported), run each guest-side check (scripts/guest/*.sh) as a
 # KTAP subtest, then unload everything and end the guest.
+#
+# As /init-switch (the switch guest, booted with rdinit=/init-switch on one
+# TCG thread: docs/testbed.md, kuw_switch_guest in scripts/lib.sh) the
+# same with the modules under /lib/kunwind/switch and the checks under
+# /guest-switch, while kunit/churn_payload.ko is loaded and unloaded in a
+# loop (kunwind adds and drops its tables while the suites walk and flip
+# the consumers switch).
 # shellcheck source=common.sh
 . /etc/kuw-common.sh
+case $0 in
+*/init-switch) sub=switch guests=/guest-switch churn="$KUW_MODDIR"/kunit/churn_payload.ko ;;
+*) sub=kunit guests=/guest churn= ;;
+esac
 mods="" nmods=0
-for m in "$KUW_MODDIR"/kunit/*.ko; do
+for m in "$KUW_MODDIR"/$sub/*.ko; do
 	[ -f "$m" ] && mods="$mods $m" && nmods=$((nmods + 1))
 done
 hooks="" nhooks=0
-for h in /guest/*.sh; do
+for h in "$guests"/*.sh; do
 	[ -f "$h" ] && hooks="$hooks $h" && nhooks=$((nhooks + 1))
 done
 # insmod kunwind, each module, each check, rmmod each module, rmmod kunwind
 ktap_plan $((1 + nmods + nhooks + nmods + 1))
-diag "kunwind guest checks: profile $KUW_PROFILE, cpus $(grep -c ^processor /proc/cpuinfo), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+diag "kunwind guest checks ($sub): profile $KUW_PROFILE, cpus $(grep -c ^processor /proc/cpuinfo), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
+rm -f /tmp/churn-stop /tmp/churn-n
+if [ -f "$churn" ]; then
+	(n=0
+	 while [ ! -f /tmp/churn-stop ]; do
+		insmod "$churn" && rmmod churn_payload && n=$((n + 1))
+	 done
+	 echo "$n" >/tmp/churn-n) &
+fi
 for m in $mods; do
-	check "insmod kunit/${m##*/}" insmod "$m"
+	check "insmod $sub/${m##*/}" insmod "$m"
 done
+if [ -f "$churn" ]; then
+	touch /tmp/churn-stop
+	wait
+	diag "churn_payload.ko loaded and unloaded $(cat /tmp/churn-n) times meanwhile"
+fi
 for d in /sys/kernel/debug/kunit/*; do
 	[ -d "$d" ] && diag "kunit suite registered: ${d##*/}"
 done

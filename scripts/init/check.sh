@@ -18,7 +18,7 @@ case $0 in
 *) sub=kunit guests=/guest churn= ;;
 esac
 mods="" nmods=0
-for m in "$KUW_MODDIR"/$sub/*.ko; do
+for m in "$KUW_MODDIR/$sub"/*.ko; do
 	[ -f "$m" ] && mods="$mods $m" && nmods=$((nmods + 1))
 done
 hooks="" nhooks=0

@@ -6,7 +6,8 @@
 # on, /proc/1/stack (stack_trace_save_tsk() of a sleeping task: PID 1 is
 # /init, waiting for this script) is answered by kunwind (its counter in
 # the consumers file moves) and reads exactly as the kernel's own with the
-# switch off.  A kernel without ftrace with IPMODIFY skips, saying so.
+# switch off; at the end it is left on for /init to unload kunwind with it
+# on.  A kernel without ftrace with IPMODIFY skips, saying so.
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
 ktap_plan 3
@@ -56,3 +57,8 @@ else
 	diag "parameter: $p_on on, $p_off off; after writing 1 to it: $p_set"
 	notok "parameter consumers follows the switch"
 fi
+# Left on, with a reader of /proc/1/stack in a loop, for /init's "rmmod
+# kunwind": unloading while the switch is on and called must give the
+# calls back to the kernel first (any oops or warning fails the guest).
+echo 1 >$F
+(while [ -d /sys/module/kunwind ]; do cat /proc/1/stack >/dev/null 2>&1; done) &

@@ -61,4 +61,6 @@ fi
 # kunwind": unloading while the switch is on and called must give the
 # calls back to the kernel first (any oops or warning fails the guest).
 echo 1 >$F
-(while [ -d /sys/module/kunwind ]; do cat /proc/1/stack >/dev/null 2>&1; done) &
+# (its own stdio: this script's output is a pipe that must close)
+(while [ -d /sys/module/kunwind ]; do cat /proc/1/stack; done) \
+	</dev/null >/dev/null 2>&1 &

@@ -582,6 +582,7 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 	"/lib/kunwind/kunit/demo_oops.ko=$WORK/src/kunit/demo_oops.ko" \
 	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh" \
 	"/guest/reliable.sh=$REPO/scripts/guest/reliable.sh" \
+	"/guest/consumers.sh=$REPO/scripts/guest-switch/consumers.sh" \
 	"/lib/kunwind/kunit/reliable_payload.ko=$WORK/src/kunit/reliable_payload.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
 # boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB.  preempt=full:

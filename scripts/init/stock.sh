@@ -22,7 +22,10 @@
 #    again: the probe walk and every task's walk again;
 #  - with the vmlinux blob: every thread's reliable walk, tasks preempted in
 #    kernel mode among them, against the kernel's stack_trace_save_tsk_
-#    reliable() (scripts/guest/reliable.sh, kunit/reliable_payload.c).
+#    reliable() (scripts/guest/reliable.sh, kunit/reliable_payload.c);
+#  - the consumers switch (scripts/guest-switch/consumers.sh): /proc/1/stack
+#    answered by kunwind, the same on and off; the module unloads with the
+#    switch on.
 # The oops is in a boot of its own (scripts/init/stock_oops.sh).
 # On arm64 (KUW_ARCH) the kernel's unwinder follows frame records: probed
 # before it saves its record (loop_configure at its first FDE
@@ -51,7 +54,7 @@ dkms=0
 # arm64: one more result in each of the two probe walks after loop's blob
 a64=0
 [ "$KUW_ARCH" = arm64 ] && a64=8
-ktap_plan $((40 + dkms + a64))
+ktap_plan $((41 + dkms + a64))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -444,6 +447,14 @@ if [ "$KUW_ARCH" = arm64 ]; then
 		notok "insmod stock_probe.ko sym=loop_set_status off=0"
 		probe_skip "$n" "no kprobe at +0"
 	fi
+fi
+# The consumers switch on Debian's kernel (ftrace with IPMODIFY, livepatch's
+# mechanism): /proc/1/stack answered by kunwind and the same as the
+# kernel's; left on for the rmmods below (kunwind unloads with it on).
+if [ "$dbg" = 1 ]; then
+	ktap_subtest "consumers.sh (vmlinux blob)" sh /guest/consumers.sh
+else
+	skip "consumers.sh (vmlinux blob)" "$KUW_DBG_WHY"
 fi
 check "rmmod stock_probe" rmmod stock_probe
 check "rmmod loop" rmmod loop

@@ -12,6 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include "engine.h"
+#include "fast.h"
 
 /*
  * One object with text: the kernel image or one module.  Published on an
@@ -164,7 +165,7 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 	this_cpu_inc(kuw_counters.lookups);
 	for (i = 0; i < KUW_SRC__COUNT; i++) {
 		t = e->tab[src < KUW_SRC__COUNT ? src : order[i]];
-		if (t && !kuw_table_lookup(t, pc, rule, row_pc)) {
+		if (t && !kuw_table_find(t, pc, rule, row_pc)) {
 			*table = t;
 			return 0;
 		}

@@ -12,6 +12,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include "engine.h"
+#include "fast.h"
 #include "kunwind.h"
 
 /*
@@ -34,7 +35,12 @@ struct kuw_entry {
 	void *blob[KUW_SRC__COUNT];		/* owns a blob table's section */
 };
 
-/* Counters; per CPU so the unwind path touches no shared cache line. */
+/*
+ * Counters; per CPU so the unwind path touches no shared cache line.  The
+ * unwind path's (lookups, frames) count with raw_cpu_inc(), a plain
+ * increment where the arch has no single instruction for it (arm64): an
+ * IRQ or NMI walk on the same CPU in between may lose one, a statistic.
+ */
 struct kuw_counters {
 	unsigned long lookups;
 	unsigned long frames;
@@ -162,10 +168,10 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 	const struct kuw_table *t;
 	int i;
 
-	this_cpu_inc(kuw_counters.lookups);
+	raw_cpu_inc(kuw_counters.lookups);	/* see struct kuw_counters */
 	for (i = 0; i < KUW_SRC__COUNT; i++) {
 		t = e->tab[src < KUW_SRC__COUNT ? src : order[i]];
-		if (t && !kuw_table_lookup(t, pc, rule, row_pc)) {
+		if (t && !kuw_table_find(t, pc, rule, row_pc)) {
 			*table = t;
 			return 0;
 		}

@@ -8,9 +8,11 @@
  *     stack is entered at most once;
  *   - its pc is in the text of the kernel or a module.
  * Frames no table covers (entry code, the ends of tasks) go to the arch's
- * kuw_arch_boundary_step().  Every memory read of a step goes through
- * kuw_read_mem(): bounds-checked against those stacks, then
- * copy_from_kernel_nofault().
+ * kuw_arch_boundary_step().  Every memory read of a step is bounds-checked
+ * against those stacks: a plain load on the walk's stack of the current
+ * task (mapped whole, it cannot fault), copy_from_kernel_nofault()
+ * anywhere else (kuw_read_mem()).  The common frame (a KUW_RF_FAST rule
+ * whose slots lie on that stack) is stepped inline, kuw_step_common().
  *
  * Nothing here allocates or sleeps: safe in IRQ, NMI and oops context.
  */
@@ -23,6 +25,7 @@
 #include "kunwind_internal.h"
 #include "kuw_arch.h"
 #include "blob.h"
+#include "fast.h"
 
 static bool kuw_on(const struct kunwind_stack *st, u64 addr, u32 len)
 {
@@ -71,6 +74,56 @@ int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len)
 	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr,
 				     len))
 		return -KUW_E_FAULT;
+	return 0;
+}
+
+/*
+ * kuw_read_mem() for one word, inline for the common case: an address on
+ * the stack the walk is on, of the current task (mapped whole), read with
+ * a plain load; anything else goes through kuw_read_mem() itself.
+ */
+static __always_inline int kuw_read_word(struct kunwind_state *s, u64 addr,
+					 u64 *v)
+{
+	if (likely(kuw_on(&s->stack, addr, 8) && s->task == current)) {
+		*v = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)addr);
+		return 0;
+	}
+	return kuw_read_mem(s, addr, v, sizeof(*v));
+}
+
+/*
+ * kuw_step() of the frame at @r, taking the engine's one-pass step for a
+ * KUW_RF_FAST rule (fast.h) here, with its reads inline: the step most
+ * frames take, without a call.  The same result as kuw_step().
+ */
+static __always_inline int kuw_step_row(struct kunwind_state *s,
+					const struct kuw_table *t,
+					const struct kuw_rule *r)
+{
+	struct kuw_regs *regs = &s->regs;
+	u64 bit = 1ULL << r->cfa_reg;
+	u64 cfa, ra, slot;
+	int ret;
+
+	if (!(r->flags & KUW_RF_FAST) || t->arch != KUW_ARCH_THIS ||
+	    !(regs->valid & bit))
+		return kuw_step(t->arch, t->sec, t->sec_size, r, regs, s);
+	if (regs->lazy & bit) {	/* kuw_regs_get() */
+		ret = kuw_read_word(s, regs->r[r->cfa_reg], &cfa);
+		if (ret)
+			return ret;
+		regs->r[r->cfa_reg] = cfa;
+		regs->lazy &= ~bit;
+	} else {
+		cfa = regs->r[r->cfa_reg];
+	}
+	slot = kuw_fast_ra_slot(r, cfa, &cfa);
+	ret = kuw_read_word(s, slot, &ra);
+	if (ret)
+		return ret;
+	kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa,
+			kuw_fast_ra(KUW_ARCH_THIS, r, ra));
 	return 0;
 }
 
@@ -166,8 +219,29 @@ static __always_inline int kuw_lookahead(struct kunwind_state *s,
 	return 0;
 }
 
-/* One frame up.  Return: 0 or the stop reason. */
-static __always_inline int kuw_step_frame(struct kunwind_state *s)
+/*
+ * The row for a pc the previous step did not look up (the first frame,
+ * after a boundary step's fallback...), into s->ahead_*, where the
+ * look-ahead leaves it otherwise.
+ */
+static noinline void kuw_find_row(struct kunwind_state *s, u64 look,
+				  bool signal)
+{
+	const struct kuw_entry *e = kuw_registry_find(look, NULL);
+	int ret;
+
+	ret = e ? kuw_entry_lookup(e, look, s->src, &s->ahead_table,
+				   &s->ahead_rule, &s->ahead_row) :
+		  -KUW_E_NOINFO;
+	if (ret && e && signal)
+		ret = kuw_arch_entry_pad_lookup(s, e, look, &s->ahead_table,
+						&s->ahead_rule, &s->ahead_row);
+	s->ahead_ret = ret;
+}
+
+/* One frame up, any frame.  Return: 0 or the stop reason. */
+static noinline int kuw_step_frame_any(struct kunwind_state *s,
+				       unsigned int seq)
 {
 	u64 pc = s->regs.r[KUW_REG_PC], sp = s->regs.r[KUW_REG_SP];
 	u64 bp = s->regs.r[KUW_REG_FP];
@@ -175,41 +249,25 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 	bool signal = s->signal;
 	bool sp_guess = s->sp_guess;
 	u64 look = signal ? pc : pc - 1;
-	unsigned int seq = READ_ONCE(kuw_reg_seq);
 	struct kunwind_stack si;
 	unsigned long mask;
 	bool moved = false;
-	const struct kuw_entry *e;
-	const struct kuw_table *t = NULL;
-	const struct kuw_rule *r = NULL;
-	u64 row = 0;
+	const struct kuw_table *t;
+	const struct kuw_rule *r;
 	int ret, oret;
 
-	if (s->nframes >= KUNWIND_MAX_FRAMES)
-		return -KUW_E_LIMIT;
-	s->nframes++;
-	this_cpu_inc(kuw_counters.frames);
-	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
-	if (s->ahead_ok && s->ahead_seq == seq && s->ahead_look == look) {
-		ret = s->ahead_ret;
-		t = s->ahead_table;
-		r = s->ahead_rule;
-		row = s->ahead_row;
-	} else {
-		e = kuw_registry_find(look, NULL);
-		ret = e ? kuw_entry_lookup(e, look, s->src, &t, &r, &row) :
-			  -KUW_E_NOINFO;
-		if (ret && e && signal)
-			ret = kuw_arch_entry_pad_lookup(s, e, look, &t,
-							&r, &row);
-	}
+	if (!s->ahead_ok || s->ahead_seq != seq || s->ahead_look != look)
+		kuw_find_row(s, look, signal);
+	ret = s->ahead_ret;
 	s->ahead_ok = false;
 	s->table = NULL;
 	s->rule = NULL;
 	if (!ret) {
+		t = s->ahead_table;
+		r = s->ahead_rule;
 		s->table = t;
 		s->rule = r;
-		s->row_pc = row;
+		s->row_pc = s->ahead_row;
 		/*
 		 * After a frame record the sp is a guess: hidden from the
 		 * step, so that only a row whose CFA is not sp-based (x29)
@@ -219,7 +277,7 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 		if (sp_guess)
 			s->regs.valid &= ~BIT_ULL(KUW_REG_SP);
 		s->sp_guess = false;
-		ret = kuw_step(t->arch, t->sec, t->sec_size, r, &s->regs, s);
+		ret = kuw_step_row(s, t, r);
 		if (!ret)
 			ret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
 		if (!ret) {
@@ -273,6 +331,104 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
 	if (!oret)
 		oret = kuw_lookahead(s, seq);
 	return oret;
+}
+
+/*
+ * The common frame, without a call: the previous step looked its row up
+ * (s->ahead_*), its rule is KUW_RF_FAST, the slots it reads lie on the
+ * walk's stack of the current task (mapped whole: plain loads), the
+ * caller's sp (the CFA) stays on that stack above the callee's, the
+ * caller's pc is no tracing trampoline and lies in some object's text.
+ * Everything is checked before anything is written; then it does what
+ * kuw_step_frame_any() does for such a frame (kuw_step_row(),
+ * __kuw_check_stack(), kuw_arch_ret_addr(), kuw_lookahead()).
+ * Return: false, with nothing changed, when the frame is not one.
+ */
+static __always_inline bool kuw_step_common(struct kunwind_state *s)
+{
+	const struct kuw_rule *r = s->ahead_rule;
+	struct kuw_regs *regs = &s->regs;
+	const struct kuw_entry *e;
+	u64 base, cfa, slot, ra, pc, look, link;
+
+	/* every table in the registry is of this arch (blob_load.c) */
+	if (!(r->flags & KUW_RF_FAST) ||
+	    !(regs->valid & BIT_ULL(r->cfa_reg)) || s->task != current)
+		return false;
+	base = regs->r[r->cfa_reg];
+	if (regs->lazy & BIT_ULL(r->cfa_reg)) {	/* kuw_regs_get() */
+		if (!kuw_on(&s->stack, base, 8))
+			return false;
+		base = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)base);
+	}
+	slot = kuw_fast_ra_slot(r, base, &cfa);
+	if (unlikely(!kuw_on(&s->stack, slot, 8)))
+		return false;
+	/* __kuw_check_stack() on the same stack */
+	if (unlikely(cfa <= regs->r[KUW_REG_SP]))
+		return false;
+	if (unlikely(cfa < s->stack.begin || cfa > s->stack.end))
+		return false;
+	link = cfa;
+	if (unlikely(kuw_arch_stack_link(&s->stack, &link)))
+		return false;
+	ra = kuw_fast_ra(KUW_ARCH_THIS, r,
+			 READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)slot));
+	if (unlikely(!kuw_arch_plain_ret(ra, &pc)))
+		return false;
+	look = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
+	/*
+	 * The caller checked s->ahead_ok and s->ahead_seq: s->ahead_entry is
+	 * set (kuw_lookahead()) and still registered.
+	 */
+	e = s->ahead_entry;
+	if (unlikely(!kuw_entry_covers(e, look))) {
+		e = kuw_registry_find(look, NULL);
+		if (!e)
+			return false;
+	}
+
+	/* the step */
+	if (regs->lazy & BIT_ULL(r->cfa_reg)) {
+		regs->r[r->cfa_reg] = base;
+		regs->lazy &= ~BIT_ULL(r->cfa_reg);
+	}
+	kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa, ra);
+	regs->r[KUW_REG_PC] = pc;
+	s->table = s->ahead_table;
+	s->rule = r;
+	s->row_pc = s->ahead_row;
+	s->signal = r->flags & KUW_RF_SIGNAL;
+	s->how = KUNWIND_FRAME_CFI;
+	s->rel_pending = false;
+	/*
+	 * The look-ahead, whose failure is the next step's; s->ahead_ok and
+	 * s->ahead_seq stay as they are.
+	 */
+	s->ahead_entry = e;
+	s->ahead_look = look;
+	s->ahead_ret = kuw_entry_lookup(e, look, s->src, &s->ahead_table,
+					&s->ahead_rule, &s->ahead_row);
+	return true;
+}
+
+/* One frame up.  Return: 0 or the stop reason. */
+static __always_inline int kuw_step_frame(struct kunwind_state *s)
+{
+	u64 pc = s->regs.r[KUW_REG_PC];
+	u64 look = s->signal ? pc : pc - 1;
+	unsigned int seq = READ_ONCE(kuw_reg_seq);
+
+	if (s->nframes >= KUNWIND_MAX_FRAMES)
+		return -KUW_E_LIMIT;
+	s->nframes++;
+	raw_cpu_inc(kuw_counters.frames);	/* see struct kuw_counters */
+	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
+	if (likely(s->ahead_ok && s->ahead_seq == seq &&
+		   s->ahead_look == look && !s->ahead_ret && !s->sp_guess &&
+		   kuw_step_common(s)))
+		return 0;
+	return kuw_step_frame_any(s, seq);
 }
 
 /**

@@ -57,7 +57,9 @@ mode=${BENCH_MODE:-both}
 # cache is shared, see check.sh).
 LT="$WORK/bench-time-last.log"
 LI="$WORK/bench-icount-last.log"
-trap 'cp -f "$LT" "$LI" "$CACHE/logs/" 2>/dev/null; rm -rf "$WORK"' EXIT
+# (BENCH_MODE=time or icount leaves one of them unwritten: cp's failure
+# must not become the run's exit status under set -e)
+trap 'cp -f "$LT" "$LI" "$CACHE/logs/" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 tmo=${KUNWIND_TIMEOUT:-900}
 if [ "$KUW_ARCH" = arm64 ]; then
 	IMAGE="$KDIR/arch/arm64/boot/Image"

@@ -74,6 +74,18 @@ static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 }
 
 /*
+ * A return address read from a frame as the caller's pc (*@pc), when no
+ * tracing trampoline needs translating: what kuw_arch_ret_addr() makes of
+ * it (its pointer authentication code stripped).  Return: false for a
+ * trampoline.
+ */
+static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc)
+{
+	*pc = kuw_ptrauth_strip(ra);
+	return likely(*pc != kuw_a64_tramp[0] && *pc != kuw_a64_tramp[1]);
+}
+
+/*
  * Calls of kernel functions found through kallsyms (kuw_call(), kuw_arch.h)
  * are plain indirect calls.  With BTI (CONFIG_ARM64_BTI_KERNEL) a BLR must
  * land on a landing pad, and every non-static kernel function has one:

@@ -44,6 +44,17 @@ static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 }
 
 /*
+ * A return address read from a frame as the caller's pc (*@pc), when no
+ * tracing trampoline needs translating: what kuw_arch_ret_addr() makes of
+ * it.  Return: false for a trampoline.
+ */
+static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc)
+{
+	*pc = ra;
+	return likely(ra != kuw_x86_tramp[0] && ra != kuw_x86_tramp[1]);
+}
+
+/*
  * Calls of kernel functions found through kallsyms (kuw_call(), kuw_arch.h)
  * are indirect calls.  With IBT (CONFIG_X86_KERNEL_IBT, on a CPU that has
  * it) an indirect call must land on an ENDBR64, and at boot the kernel

@@ -7,7 +7,8 @@
  *
  * The table (struct kuw_table):
  *
- *   pc[i]        u32 row start relative to the table base, sorted
+ *   pc[i]        u32 row start relative to the table base, sorted, then
+ *                KUW_ROW_PAD sentinels (U32_MAX)
  *   rule16/32[i] index of the row's rule (0: no unwind info, a gap)
  *   rule_off[k]  offset of rule k in the pool of struct kuw_rule (4-aligned,
  *                only nregs register entries stored)
@@ -15,8 +16,9 @@
  *                pages without any FDE have no blocks
  *   block[k]     first row whose pc >= the start of block k
  *
- * A lookup is two index loads, a binary search over the few rows of one
- * block (about four), and the rule: no interpretation on the hot path.
+ * A lookup is two index loads, a scan over the few rows of one block
+ * (about four), and the rule: no interpretation on the hot path.  The
+ * unwinder inlines it (kuw_table_find(), fast.h).
  */
 #ifndef KUNWIND_ROWS_H
 #define KUNWIND_ROWS_H

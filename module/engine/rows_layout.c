@@ -5,6 +5,7 @@
  * two-level block index.
  */
 #include "rows.h"
+#include "fast.h"
 
 static int rows_cmp_fde(const void *a, const void *b)
 {
@@ -34,9 +35,6 @@ static kuw_always_inline bool rows_fde_lt(const struct rows_fde *x,
 /* At most this many piles in rows_order(), else kuw_sort(). */
 #define ROWS_PILES	32
 #define ROWS_NIL	0xffffffffU
-
-/* Blocks per page: 1 << KUW_PAGE_BLOCKS_LOG. */
-#define KUW_PAGE_BLOCKS_LOG	6
 
 /*
  * What the layout needs of the FDEs with rows, summed in any order: the
@@ -441,7 +439,8 @@ static void rows_plan_init(const struct rows_build *b,
 	p->owner = b->obj->owner ? b->obj->owner : "?";
 	p->sz_owner = strlen(p->owner) + 1;
 	p->sz_hdr = rows_align4(sizeof(struct kuw_table));
-	p->sz_pc = rows_align4((u64)p->nrows * 4);
+	/* and sentinels past the last row: kuw_table_find() looks at them */
+	p->sz_pc = ((u64)p->nrows + KUW_ROW_PAD) * 4;
 	p->sz_rule = rows_align4((u64)p->nrows * (p->wide ? 4 : 2));
 	p->sz_roff = (u64)b->nrules * 4;
 	p->sz_page = ((u64)p->npages + 1) * 4;
@@ -528,8 +527,11 @@ static void rows_finish(const struct rows_build *b, const struct rows_plan *p,
 {
 	u32 n = w->pp - w->pc;
 
-	/* merged rows leave the arrays' tails unused: zero them */
-	memset(w->pc + n, 0, p->sz_pc - (u64)n * 4);
+	/*
+	 * Sentinels, above every pc looked up (they are below the span, at
+	 * most U32_MAX), in place of merged rows too.
+	 */
+	memset(w->pc + n, 0xff, p->sz_pc - (u64)n * 4);
 	if (p->wide)
 		memset(w->p32, 0, p->sz_rule - (u64)n * 4);
 	else

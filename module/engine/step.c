@@ -7,9 +7,7 @@
 #include "engine.h"
 #include "arch.h"
 #include "read.h"
-
-/* AArch64 kernel addresses: a signed (PAC) return address gets its top bits back. */
-#define KUW_A64_VA_BITS	48
+#include "fast.h"
 
 /**
  * kuw_regs_get() - value of a register, reading a lazily recovered one
@@ -95,7 +93,7 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 		     const struct kuw_rule *rule, struct kuw_regs *regs,
 		     void *mem_ctx)
 {
-	u64 cfa, ra, bit, lazy, known = regs->valid & ~regs->lazy;
+	u64 cfa, ra, ra_slot, bit, known = regs->valid & ~regs->lazy;
 	s32 ra_off = 0;
 	u32 i, n = rule->nregs;
 	bool have_ra = false;
@@ -107,7 +105,6 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 	if (rule->flags & KUW_RF_FAST) {
 		/* checked when the table was built: the RA's rule is last */
 		n--;
-		ra_off = rule->regs[n].off;
 	} else {
 		for (i = 0; i < n; i++) {
 			const struct kuw_reg_rule *rr = &rule->regs[i];
@@ -131,29 +128,16 @@ static int step_fast(const struct kuw_arch_info *ai, u8 arch,
 		if (ret)
 			return ret;
 	}
-	cfa += (s64)rule->cfa_off;
-	ret = kuw_read_mem(mem_ctx, cfa + (s64)ra_off, &ra, sizeof(ra));
+	if (rule->flags & KUW_RF_FAST) {
+		ra_slot = kuw_fast_ra_slot(rule, cfa, &cfa);
+	} else {
+		cfa += (s64)rule->cfa_off;
+		ra_slot = cfa + (s64)ra_off;
+	}
+	ret = kuw_read_mem(mem_ctx, ra_slot, &ra, sizeof(ra));
 	if (ret)
 		return ret;
-	if (arch == KUW_ARCH_ARM64 && (rule->flags & KUW_RF_MANGLED_RA))
-		ra |= ~((1ULL << KUW_A64_VA_BITS) - 1);
-	/* the masks in locals: stores to r[] may alias them otherwise */
-	known = regs->valid;
-	lazy = regs->lazy;
-	for (i = 0; i < n; i++) {
-		const struct kuw_reg_rule *rr = &rule->regs[i];
-
-		bit = 1ULL << rr->reg;
-		regs->r[rr->reg] = cfa + (s64)rr->off;
-		known |= bit;
-		lazy |= bit;
-	}
-	regs->r[ai->ra] = ra;
-	regs->r[ai->sp] = cfa;
-	regs->r[ai->pc] = ra;
-	bit = 1ULL << ai->ra | 1ULL << ai->sp | 1ULL << ai->pc;
-	regs->valid = known | bit;
-	regs->lazy = lazy & ~bit;
+	kuw_fast_commit(arch, rule, n, regs, cfa, kuw_fast_ra(arch, rule, ra));
 	return 0;
 }
 

@@ -464,10 +464,13 @@ static void cs_hrtimer_save(struct kunit *test)
 	calls = cs_count("stack_trace_save", KUNWIND_CONS_CALLS);
 	kuw = cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND);
 	cs_run_hrtimer(test, k);
-	/* the call went to kunwind, which answered alone */
-	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save", KUNWIND_CONS_CALLS),
+	/*
+	 * The call went to kunwind, which answered alone (at least: on a
+	 * debug kernel KASAN, lockdep and SLUB call it meanwhile too).
+	 */
+	KUNIT_EXPECT_GE(test, cs_count("stack_trace_save", KUNWIND_CONS_CALLS),
 			calls + 1);
-	KUNIT_EXPECT_EQ(test,
+	KUNIT_EXPECT_GE(test,
 			cs_count("stack_trace_save", KUNWIND_CONS_KUNWIND),
 			kuw + 1);
 	/* the first entry is in stack_trace_save()'s caller */

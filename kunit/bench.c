@@ -14,8 +14,8 @@
  * interleaved in small rounds (the order reversed every other round), so
  * that all of them see the same host speed:
  *
- *   kunwind-eh_frame  __kunwind_start(.., KUW_SRC_EH_FRAME) + next_frame loop
- *   kunwind-sframe    __kunwind_start(.., KUW_SRC_SFRAME) + next_frame loop
+ *   kunwind-eh_frame  __kunwind_start(.., KUW_SRC_EH_FRAME) + kunwind_next_frames()
+ *   kunwind-sframe    __kunwind_start(.., KUW_SRC_SFRAME) + kunwind_next_frames()
  *   orc               unwind_start() + unwind_next_frame() loop
  *   orc-sts           stack_trace_save()
  *
@@ -24,7 +24,11 @@
  *
  * each as a "module" walk (the chain's frames only: the walk stops after
  * them) and a "whole" walk (to the end of the stack).  Every walk stores
- * its return addresses, as stack_trace_save() does.  Per-frame cost is the
+ * its return addresses, as stack_trace_save() does.  kunwind's walks use
+ * its batch API, kunwind_next_frames() (one call steps and stores many
+ * frames), the one kunwind's stack_trace_save() and perf callchains use
+ * (module/serve.c); stepping stops at the frame that fills the buffer,
+ * as the kernel's arch_stack_walk() stops when its consumer is full.  Per-frame cost is the
  * round's time over iterations and frames; the marginal cost per module
  * frame is the slope between depths 8 and 64 (start costs cancel).
  *
@@ -114,14 +118,15 @@ static __always_inline unsigned int __walk_kunwind(unsigned long *buf,
 						   unsigned int max, u8 src)
 {
 	struct kunwind_state s;
-	unsigned int n = 0;
 
 	/* start where walk_ref() starts: this frame's caller */
-	for (__kunwind_start(&s, current, NULL,
-			     (unsigned long *)current_stack_pointer, src);
-	     !kunwind_done(&s) && n < max; kunwind_next_frame(&s))
-		buf[n++] = kunwind_get_return_address(&s);
-	return n;
+	__kunwind_start(&s, current, NULL,
+			(unsigned long *)current_stack_pointer, src);
+	if (kunwind_done(&s) || !max)
+		return 0;
+	/* the batch API, as kunwind's stack_trace_save() (serve.c) walks */
+	buf[0] = kunwind_get_return_address(&s);
+	return 1 + kunwind_next_frames(&s, buf + 1, max - 1);
 }
 
 static noinline unsigned int walk_kunwind(unsigned long *buf,

@@ -144,24 +144,56 @@ static bool kuw_sink_splice(void *cookie, unsigned long pc)
 	return kuw_sink_put(k, pc);
 }
 
+/* Frames a walk steps per kunwind_next_frames() call into a buffer. */
+#define KUW_SINK_BATCH	16
+
 /*
  * kunwind's walk into @k.  Return: true when it answered (the end of the
  * stack, or @k full); false when it stopped early, *@last then holds the
  * last frame it walked (0: none).
+ *
+ * The frames come in batches (kunwind_next_frames()): straight into
+ * @k->store while nothing is skipped or left out, else through a buffer,
+ * never more frames than @k can still take, so that the walk does not
+ * step past the frame that fills @k.
  */
 static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k,
 			  unsigned long *last)
 {
-	unsigned long pc;
+	unsigned long buf[KUW_SINK_BATCH];
+	unsigned int i, n, room;
 
 	*last = 0;
-	for (; !kunwind_done(st); kunwind_next_frame(st)) {
-		pc = kunwind_get_return_address(st);
-		*last = pc;
-		if (!kuw_sink_put(k, pc))
-			return true;
+	if (kunwind_done(st))
+		return kunwind_stop_reason(st) == -KUW_E_END;
+	*last = kunwind_get_return_address(st);
+	if (!kuw_sink_put(k, *last))
+		return true;
+	for (;;) {
+		/* @k is not full: kuw_sink_put() said so */
+		room = k->size - k->len;
+		if (!k->skip && !k->nosched) {
+			n = kunwind_next_frames(st, k->store + k->len, room);
+			if (n) {
+				k->len += n;
+				*last = k->store[k->len - 1];
+			}
+			if (k->len >= k->size)
+				return true;
+		} else {
+			n = kunwind_next_frames(st, buf,
+						min_t(unsigned int,
+						      KUW_SINK_BATCH,
+						      room + k->skip));
+			for (i = 0; i < n; i++) {
+				*last = buf[i];
+				if (!kuw_sink_put(k, buf[i]))
+					return true;
+			}
+		}
+		if (kunwind_done(st))
+			return kunwind_stop_reason(st) == -KUW_E_END;
 	}
-	return kunwind_stop_reason(st) == -KUW_E_END;
 }
 
 /*
@@ -355,10 +387,12 @@ static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
 static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 					       struct pt_regs *regs)
 {
+	unsigned long buf[KUW_SINK_BATCH];
 	struct kunwind_state st;
 	u32 nr = entry->nr;
-	unsigned long pc;
+	unsigned int i, n;
 	bool ok = false;
+	u32 room;
 
 	if ((kuw_perf_guest_cbs && READ_ONCE(*(void **)kuw_perf_guest_cbs)) ||
 	    !kuw_arch_perf_full_regs(regs)) {
@@ -371,10 +405,18 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	kunwind_start(&st, current, regs, NULL);
 	if (!kunwind_done(&st))
 		kunwind_next_frame(&st);
-	for (; !kunwind_done(&st); kunwind_next_frame(&st)) {
-		pc = kunwind_get_return_address(&st);
-		if (perf_callchain_store(entry, pc))
-			goto out;
+	if (!kunwind_done(&st) &&
+	    perf_callchain_store(entry, kunwind_get_return_address(&st)))
+		goto out;
+	/* the rest in batches, no more than the entry can take */
+	while (!kunwind_done(&st)) {
+		room = entry->nr < entry->max_stack ?
+		       entry->max_stack - entry->nr : 1;
+		n = kunwind_next_frames(&st, buf, min_t(u32, room,
+							  KUW_SINK_BATCH));
+		for (i = 0; i < n; i++)
+			if (perf_callchain_store(entry, buf[i]))
+				goto out;
 	}
 	if (kunwind_stop_reason(&st) == -KUW_E_END)
 		goto out;

@@ -412,23 +412,66 @@ static __always_inline bool kuw_step_common(struct kunwind_state *s)
 	return true;
 }
 
-/* One frame up.  Return: 0 or the stop reason. */
-static __always_inline int kuw_step_frame(struct kunwind_state *s)
+/*
+ * One frame up.  @seq: kuw_reg_seq, read (then smp_rmb()) in the RCU
+ * read-side section the step runs in: a look-ahead cached under @seq is
+ * still registered, or at least not freed before the section ends
+ * (kuw_reg_changed() bumps it before the grace period that frees).
+ * Return: 0 or the stop reason.
+ */
+static __always_inline int kuw_step_frame(struct kunwind_state *s,
+					  unsigned int seq)
 {
 	u64 pc = s->regs.r[KUW_REG_PC];
 	u64 look = s->signal ? pc : pc - 1;
-	unsigned int seq = READ_ONCE(kuw_reg_seq);
 
 	if (s->nframes >= KUNWIND_MAX_FRAMES)
 		return -KUW_E_LIMIT;
 	s->nframes++;
-	raw_cpu_inc(kuw_counters.frames);	/* see struct kuw_counters */
-	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
 	if (likely(s->ahead_ok && s->ahead_seq == seq &&
 		   s->ahead_look == look && !s->ahead_ret && !s->sp_guess &&
 		   kuw_step_common(s)))
 		return 0;
 	return kuw_step_frame_any(s, seq);
+}
+
+/*
+ * Up to @max frames, each reached frame's pc into @pcs: the steps of
+ * kunwind_next_frame(), in one preemption-disabled RCU read-side section.
+ * The frames counter (debugfs stats) counts the steps tried, once.
+ * Return: the frames reached; on a stop, the reason is in @s.
+ */
+static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
+						    unsigned long *pcs,
+						    unsigned int max)
+{
+	u32 n0 = s->nframes;
+	unsigned int n = 0, seq;
+	int ret = 0;
+
+	/*
+	 * RCU keeps tables alive; no preemption keeps this CPU's IRQ and
+	 * exception stacks the ones kuw_arch_stack_of() checks against.
+	 */
+	preempt_disable();
+	rcu_read_lock();
+	seq = READ_ONCE(kuw_reg_seq);
+	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
+	while (n < max) {
+		ret = kuw_step_frame(s, seq);
+		if (unlikely(ret))
+			break;
+		if (pcs)
+			pcs[n] = s->regs.r[KUW_REG_PC];
+		n++;
+	}
+	rcu_read_unlock();
+	preempt_enable();
+	/* see struct kuw_counters */
+	raw_cpu_add(kuw_counters.frames, s->nframes - n0);
+	if (ret)
+		kuw_stop(s, ret);
+	return n;
 }
 
 /**
@@ -443,26 +486,36 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s)
  */
 bool kunwind_next_frame(struct kunwind_state *state)
 {
-	int ret;
-
 	if (kunwind_done(state))
 		return false;
-	/*
-	 * RCU keeps tables alive; no preemption keeps this CPU's IRQ and
-	 * exception stacks the ones kuw_arch_stack_of() checks against.
-	 */
-	preempt_disable();
-	rcu_read_lock();
-	ret = kuw_step_frame(state);
-	rcu_read_unlock();
-	preempt_enable();
-	if (ret) {
-		kuw_stop(state, ret);
-		return false;
-	}
-	return true;
+	return kuw_next_frames(state, NULL, 1);
 }
 EXPORT_SYMBOL_GPL(kunwind_next_frame);
+
+/**
+ * kunwind_next_frames() - move up to @max frames, storing their pcs
+ * @state: the unwind
+ * @pcs: where to store each frame's pc (kunwind_get_return_address() of
+ *	 the frame), @max entries
+ * @max: frames to move at most
+ *
+ * The same as calling kunwind_next_frame() up to @max times and storing
+ * kunwind_get_return_address() after each call that returned true, at
+ * less cost per frame (one call, one RCU read-side section): what a
+ * stack_trace_save()-like walk wants.  The pc of the frame the unwind is
+ * at before the call is not stored; the state is left at the last frame
+ * stored (or done, kunwind_error() saying why).
+ *
+ * Return: the frames moved, which is @max unless the unwind ended.
+ */
+unsigned int kunwind_next_frames(struct kunwind_state *state,
+				 unsigned long *pcs, unsigned int max)
+{
+	if (kunwind_done(state) || !max)
+		return 0;
+	return kuw_next_frames(state, pcs, max);
+}
+EXPORT_SYMBOL_GPL(kunwind_next_frames);
 
 /**
  * kuw_how_name() - how a frame was reached, for debugfs and the oops trace

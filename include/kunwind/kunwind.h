@@ -151,6 +151,8 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 void kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		   struct pt_regs *regs, unsigned long *first_frame);
 bool kunwind_next_frame(struct kunwind_state *state);
+unsigned int kunwind_next_frames(struct kunwind_state *state,
+				 unsigned long *pcs, unsigned int max);
 unsigned long kunwind_get_return_address(struct kunwind_state *state);
 int kunwind_error(struct kunwind_state *state);
 int kunwind_errno(int err);

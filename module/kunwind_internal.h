@@ -37,9 +37,10 @@ struct kuw_entry {
 
 /*
  * Counters; per CPU so the unwind path touches no shared cache line.  The
- * unwind path's (lookups, frames) count with raw_cpu_inc(), a plain
- * increment where the arch has no single instruction for it (arm64): an
- * IRQ or NMI walk on the same CPU in between may lose one, a statistic.
+ * unwind path's (lookups, frames) count with raw_cpu_inc() or, once per
+ * batch of steps (unwind.c), raw_cpu_add(): a plain read-modify-write
+ * where the arch has no single instruction for it (arm64), so that an IRQ
+ * or NMI walk on the same CPU in between may lose its count, a statistic.
  */
 struct kuw_counters {
 	unsigned long lookups;
@@ -145,7 +146,7 @@ kuw_registry_find(u64 pc, const struct kuw_entry *hint)
 }
 
 /**
- * kuw_entry_lookup() - the row of one object's tables for a pc
+ * __kuw_entry_lookup() - the row of one object's tables for a pc, uncounted
  * @e: the object
  * @pc: the address (already pc - 1 for a return address)
  * @src: KUNWIND_SRC_ANY or one enum kuw_src
@@ -156,11 +157,11 @@ kuw_registry_find(u64 pc, const struct kuw_entry *hint)
  * Without a forced source: .eh_frame, then .debug_frame, then .sframe.
  * Return: 0 or -KUW_E_NOINFO.
  */
-static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
-					    u8 src,
-					    const struct kuw_table **table,
-					    const struct kuw_rule **rule,
-					    u64 *row_pc)
+static __always_inline int __kuw_entry_lookup(const struct kuw_entry *e,
+					      u64 pc, u8 src,
+					      const struct kuw_table **table,
+					      const struct kuw_rule **rule,
+					      u64 *row_pc)
 {
 	static const u8 order[KUW_SRC__COUNT] = {
 		KUW_SRC_EH_FRAME, KUW_SRC_DEBUG_FRAME, KUW_SRC_SFRAME,
@@ -168,7 +169,6 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 	const struct kuw_table *t;
 	int i;
 
-	raw_cpu_inc(kuw_counters.lookups);	/* see struct kuw_counters */
 	for (i = 0; i < KUW_SRC__COUNT; i++) {
 		t = e->tab[src < KUW_SRC__COUNT ? src : order[i]];
 		if (t && !kuw_table_find(t, pc, rule, row_pc)) {
@@ -179,6 +179,20 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 			break;
 	}
 	return -KUW_E_NOINFO;
+}
+
+/*
+ * __kuw_entry_lookup(), counted in the lookups statistic (the unwind
+ * path's batches count their common steps' look-ups once, unwind.c).
+ */
+static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
+					    u8 src,
+					    const struct kuw_table **table,
+					    const struct kuw_rule **rule,
+					    u64 *row_pc)
+{
+	raw_cpu_inc(kuw_counters.lookups);	/* see struct kuw_counters */
+	return __kuw_entry_lookup(e, pc, src, table, rule, row_pc);
 }
 
 /* unwind.c */

@@ -402,13 +402,14 @@ static __always_inline bool kuw_step_common(struct kunwind_state *s)
 	s->how = KUNWIND_FRAME_CFI;
 	s->rel_pending = false;
 	/*
-	 * The look-ahead, whose failure is the next step's; s->ahead_ok and
-	 * s->ahead_seq stay as they are.
+	 * The look-ahead, whose failure is the next step's; s->ahead_ok,
+	 * s->ahead_seq and s->sp_guess stay as they are (kuw_step_frame()
+	 * counts on it).  Counted by the caller (kuw_next_frames()).
 	 */
 	s->ahead_entry = e;
 	s->ahead_look = look;
-	s->ahead_ret = kuw_entry_lookup(e, look, s->src, &s->ahead_table,
-					&s->ahead_rule, &s->ahead_row);
+	s->ahead_ret = __kuw_entry_lookup(e, look, s->src, &s->ahead_table,
+					  &s->ahead_rule, &s->ahead_row);
 	return true;
 }
 
@@ -417,10 +418,14 @@ static __always_inline bool kuw_step_common(struct kunwind_state *s)
  * read-side section the step runs in: a look-ahead cached under @seq is
  * still registered, or at least not freed before the section ends
  * (kuw_reg_changed() bumps it before the grace period that frees).
+ * @chained: in, the previous step was a kuw_step_common() of the same
+ * section and @seq, so that the look-ahead is for this frame's pc, under
+ * @seq, and the sp is no guess (what kuw_step_common() checked and left
+ * so); out, this step was one.
  * Return: 0 or the stop reason.
  */
 static __always_inline int kuw_step_frame(struct kunwind_state *s,
-					  unsigned int seq)
+					  unsigned int seq, bool *chained)
 {
 	u64 pc = s->regs.r[KUW_REG_PC];
 	u64 look = s->signal ? pc : pc - 1;
@@ -428,25 +433,31 @@ static __always_inline int kuw_step_frame(struct kunwind_state *s,
 	if (s->nframes >= KUNWIND_MAX_FRAMES)
 		return -KUW_E_LIMIT;
 	s->nframes++;
-	if (likely(s->ahead_ok && s->ahead_seq == seq &&
-		   s->ahead_look == look && !s->ahead_ret && !s->sp_guess &&
-		   kuw_step_common(s)))
+	if (likely((*chained ||
+		    (s->ahead_ok && s->ahead_seq == seq &&
+		     s->ahead_look == look && !s->sp_guess)) &&
+		   !s->ahead_ret && kuw_step_common(s))) {
+		*chained = true;
 		return 0;
+	}
+	*chained = false;
 	return kuw_step_frame_any(s, seq);
 }
 
 /*
  * Up to @max frames, each reached frame's pc into @pcs: the steps of
  * kunwind_next_frame(), in one preemption-disabled RCU read-side section.
- * The frames counter (debugfs stats) counts the steps tried, once.
+ * The statistics (debugfs stats) count the steps tried and the common
+ * steps' look-ups once.
  * Return: the frames reached; on a stop, the reason is in @s.
  */
 static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 						    unsigned long *pcs,
 						    unsigned int max)
 {
+	unsigned int n = 0, nfast = 0, seq;
 	u32 n0 = s->nframes;
-	unsigned int n = 0, seq;
+	bool chained = false;
 	int ret = 0;
 
 	/*
@@ -458,9 +469,10 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	seq = READ_ONCE(kuw_reg_seq);
 	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
 	while (n < max) {
-		ret = kuw_step_frame(s, seq);
+		ret = kuw_step_frame(s, seq, &chained);
 		if (unlikely(ret))
 			break;
+		nfast += chained;
 		if (pcs)
 			pcs[n] = s->regs.r[KUW_REG_PC];
 		n++;
@@ -469,6 +481,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	preempt_enable();
 	/* see struct kuw_counters */
 	raw_cpu_add(kuw_counters.frames, s->nframes - n0);
+	raw_cpu_add(kuw_counters.lookups, nfast);
 	if (ret)
 		kuw_stop(s, ret);
 	return n;

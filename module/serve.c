@@ -412,8 +412,8 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	while (!kunwind_done(&st)) {
 		room = entry->nr < entry->max_stack ?
 		       entry->max_stack - entry->nr : 1;
-		n = kunwind_next_frames(&st, buf, min_t(u32, room,
-							  KUW_SINK_BATCH));
+		room = min_t(u32, room, KUW_SINK_BATCH);
+		n = kunwind_next_frames(&st, buf, room);
 		for (i = 0; i < n; i++)
 			if (perf_callchain_store(entry, buf[i]))
 				goto out;

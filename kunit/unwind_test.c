@@ -692,7 +692,7 @@ static void kt_expect_entry_rule(struct kunit *test, unsigned long fn, u8 src)
 	KUNIT_ASSERT_NOT_NULL(test, info);
 	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(fn, src, info), 0);
 	KUNIT_EXPECT_EQ(test, info->src, src);
-	KUNIT_EXPECT_LE(test, info->row_pc, (u64)fn);
+	KUNIT_EXPECT_LE(test, info->row_pc, (u64)fn + KT_ENTRY_PAD);
 	kt_abi_entry_rule(test, info);
 }
 

@@ -552,7 +552,8 @@ static bool kuw_a64_pad_insn(u32 insn)
  * kuw_arch_entry_pad_lookup() - the row of an interrupted pc in entry padding
  * @s: the unwind
  * @e: the object whose text holds @pc
- * @pc: an interrupted pc no row covers
+ * @pc: an interrupted pc no row covers (kunwind_rule_for_pc() may name a
+ *      byte inside an instruction: that instruction's)
  * @t: the table
  * @r: the rule
  * @row: the row's start
@@ -574,6 +575,7 @@ int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
 	u32 insn[2];
 	u64 pad;
 
+	pc &= ~3ULL;
 	if (copy_from_kernel_nofault(insn, (void *)(unsigned long)pc,
 				     sizeof(insn)))
 		return -KUW_E_NOINFO;

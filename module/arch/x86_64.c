@@ -33,10 +33,12 @@
  *     trampoline as return addresses: the kernel's own records give the
  *     real one;
  *   - code with no tables at all (BPF JIT, ftrace trampolines, kprobe
- *     slots): one step by frame pointer when rbp points at a frame record
- *     above sp, not reliable.
- * When all that fails and the unwind did not ask for KUNWIND_NO_ORC, the
- * kernel's ORC unwinder (if built in) steps the frame, not reliably.
+ *     slots): the kernel's ORC unwinder (if built in and the unwind did
+ *     not ask for KUNWIND_NO_ORC: it knows ftrace trampolines), else one
+ *     step by frame pointer when rbp points at a frame record above sp
+ *     (not in an ftrace trampoline of a kernel without frame pointers:
+ *     there the walk stops); not reliable either way.
+ * When all that fails, ORC steps the frame, not reliably.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -59,6 +61,7 @@
 static unsigned long KUW_FN(get_stack_info);
 static unsigned long KUW_FN(ftrace_graph_ret_addr);
 static unsigned long KUW_FN(rethook_find_ret_addr);
+static unsigned long KUW_FN(is_ftrace_trampoline);
 static unsigned long kuw_entry_text[2];		/* [start, end) */
 static unsigned long kuw_fred_entry[2][2];	/* user, kernel event stubs */
 static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
@@ -95,6 +98,9 @@ int kuw_arch_init(void)
 	if (kuw_x86_tramp[1])
 		KUW_FN(rethook_find_ret_addr) =
 			kuw_lookup_fn("rethook_find_ret_addr");
+	if (!IS_ENABLED(CONFIG_FRAME_POINTER))
+		KUW_FN(is_ftrace_trampoline) =
+			kuw_lookup_fn("is_ftrace_trampoline");
 	return 0;
 }
 
@@ -460,6 +466,21 @@ static int kuw_fp_step(struct kunwind_state *s, u64 sp, u64 bp, bool bp_ok)
 	return 0;
 }
 
+/*
+ * May code without tables at @pc keep a frame record?  With frame pointers
+ * all code does.  Without, ftrace's trampolines make none (save_mcount_regs
+ * pushes no frame then): rbp there is what the traced function's callers
+ * left, maybe a real frame record higher up, whose step would skip frames.
+ * (is_ftrace_trampoline() walks the ops list locklessly, as
+ * kernel_text_address() does from any context.)
+ */
+static bool kuw_fp_code(u64 pc)
+{
+	if (!KUW_FN(is_ftrace_trampoline))
+		return true;
+	return !kuw_call(is_ftrace_trampoline, pc);
+}
+
 /* Is @ra a return address: kernel text right after a call instruction? */
 static bool kuw_after_call(u64 ra)
 {
@@ -513,6 +534,7 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 			   bool fp_ok, bool signal)
 {
 	u64 look = signal ? pc : pc - 1;
+	bool orc_tried = false;
 	int ret = -KUW_E_NOINFO;
 
 	if (kuw_in_entry(look)) {
@@ -522,11 +544,23 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 		return -KUW_E_END;
 	} else if (!kuw_registry_text(look) ||
 		   IS_ENABLED(CONFIG_FRAME_POINTER)) {
-		ret = kuw_fp_step(s, sp, fp, fp_ok);
+		/*
+		 * Without frame pointers rbp may hold anything, even an
+		 * address that looks like a frame record higher up the
+		 * stack: ORC first (it knows ftrace trampolines, from their
+		 * template), the frame-pointer guess where it has nothing
+		 * (BPF JIT code keeps frame records).
+		 */
+		if (!IS_ENABLED(CONFIG_FRAME_POINTER) && !s->no_orc) {
+			orc_tried = true;
+			ret = kuw_orc_step(s, pc, sp, fp, fp_ok, signal);
+		}
+		if (ret == -KUW_E_NOINFO && kuw_fp_code(look))
+			ret = kuw_fp_step(s, sp, fp, fp_ok);
 	}
 	if (ret != -KUW_E_NOINFO)
 		return ret;
-	if (!s->no_orc) {
+	if (!s->no_orc && !orc_tried) {
 		ret = kuw_orc_step(s, pc, sp, fp, fp_ok, signal);
 		if (ret != -KUW_E_NOINFO)
 			return ret;

@@ -34,6 +34,12 @@
 #define KT_REG_FP		KUW_A64_X29
 #define KT_REG_RA		KUW_A64_X30
 #define KT_REF_FRAME_RECORDS	1
+/*
+ * How far after its symbol a function's first row may start: GCC 12 puts
+ * dynamic ftrace's two patchable entry slots (-fpatchable-function-entry=2)
+ * before .cfi_startproc, and kunwind answers there with the first row.
+ */
+#define KT_ENTRY_PAD		(IS_ENABLED(CONFIG_DYNAMIC_FTRACE) ? 8 : 0)
 /* the outermost frame of a user task asleep in a system call */
 #define KT_USER_ENTRY		"el0t_64_sync"
 /* kunwind crosses the kretprobe trampoline from the return handler */

@@ -29,6 +29,8 @@
 #define KT_REG_FP		KUW_X86_RBP
 #define KT_REG_RA		KUW_X86_RA
 #define KT_REF_FRAME_RECORDS	IS_ENABLED(CONFIG_UNWINDER_FRAME_POINTER)
+/* a function's first row starts at its symbol (arm64's kt_arch.h) */
+#define KT_ENTRY_PAD		0
 /* the outermost frame of a user task asleep in a system call */
 #define KT_USER_ENTRY		"entry_SYSCALL_64_after_hwframe"
 

@@ -24,8 +24,8 @@
  *     the whole chain (the kernel checks for reports: lockdep, KASAN,
  *     use after free of a redirected call).
  *
- * A kernel without ftrace with IPMODIFY (the 6.1 and 7.3 x86_64 base and
- * the 6.1 arm64 test kernels) skips every case, saying so.
+ * A kernel without ftrace with IPMODIFY skips every case, saying so (every
+ * test kernel has it: scripts/kconfig/base.config, arm64-base.config).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>

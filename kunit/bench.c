@@ -69,6 +69,9 @@ MODULE_PARM_DESC(rounds, "interleaved rounds (default 5: a smoke run)");
 static unsigned int iters = 10;
 module_param(iters, uint, 0444);
 MODULE_PARM_DESC(iters, "walks per contender per round");
+static bool consumers;
+module_param(consumers, bool, 0444);
+MODULE_PARM_DESC(consumers, "also time stack_trace_save() with kunwind's consumers switch off and on (patches kernel text: scripts/bench.sh's one-vCPU boots only)");
 
 #define BENCH_MAX_ROUNDS	1000
 #define BENCH_MAX_FRAMES	160
@@ -101,6 +104,9 @@ struct bench_ctx {
 	int match[B_NDEPTH][B_NWHO];	/* bench_compare() */
 	bool reliable[B_NDEPTH][B_NWHO];	/* kunwind's whole walk */
 	struct bench_irq *irq;	/* set while the IRQ rounds run */
+	bool cons;		/* set while the consumer walks run */
+	u64 cons_ns;		/* their time per walk */
+	unsigned int cons_frames;	/* frames of their last walk */
 	u64 *ns;	/* [depth][who][mode][round] */
 	unsigned long buf[B_NWHO][BENCH_MAX_FRAMES];
 };
@@ -262,6 +268,16 @@ static noinline int bench_bottom(struct bench_ctx *c)
 
 	if (c->irq)
 		return bench_irq_leaf(c);
+	if (c->cons) {
+		/* a whole stack_trace_save(), as lockdep or perf take it */
+		t0 = ktime_get_ns();
+		for (i = 0; i < iters * rounds; i++)
+			c->cons_frames = walk_sts(c->buf[B_STS],
+						  BENCH_MAX_FRAMES);
+		t1 = ktime_get_ns();
+		c->cons_ns = div_u64(t1 - t0, iters * rounds);
+		return 0;
+	}
 	if (!c->calibrated[d])
 		bench_calibrate(c, d);
 	/* order reversed every other round */
@@ -627,6 +643,42 @@ static void bench_irq_run(struct bench_ctx *c)
 	kfree(b);
 }
 
+/*
+ * The consumer's cost with and without kunwind: stack_trace_save() whole
+ * walks at the bottom of the depth-8 and depth-32 chains, the consumers
+ * switch off (the kernel's unwinder) and on (kunwind's, through the ftrace
+ * redirection).  One "kunwind-bench: #" line per depth.
+ */
+static void bench_consumers_run(struct bench_ctx *c)
+{
+	u64 ns[2][2];
+	unsigned int fr[2][2], d, on;
+	int ret;
+
+	for (on = 0; on < 2; on++) {
+		ret = on ? kunwind_consumers_set(true) : 0;
+		if (ret) {
+			pr_info("kunwind-bench: # consumers: the switch is not available here (%d)\n",
+				ret);
+			return;
+		}
+		for (d = 0; d < 2; d++) {
+			c->cons = true;
+			c->depth_idx = d;
+			bench_sink += bench_chain(bench_depths[d], c);
+			c->cons = false;
+			ns[d][on] = c->cons_ns;
+			fr[d][on] = c->cons_frames;
+		}
+	}
+	kunwind_consumers_set(false);
+	for (d = 0; d < 2; d++)
+		pr_info("kunwind-bench: # consumer stack_trace_save() depth %d: switch off %u frames %llu per walk, on (kunwind) %u frames %llu per walk, on/off %llu.%02llu\n",
+			bench_depths[d], fr[d][0], ns[d][0], fr[d][1], ns[d][1],
+			ns[d][0] ? div64_u64(ns[d][1], ns[d][0]) : 0,
+			ns[d][0] ? div64_u64(ns[d][1] * 100, ns[d][0]) % 100 : 0);
+}
+
 static int __init bench_init(void)
 {
 	struct bench_ctx *c;
@@ -669,6 +721,8 @@ static int __init bench_init(void)
 		(ktime_get_ns() - t0) / NSEC_PER_MSEC, READ_ONCE(bench_sink));
 	bench_report(c);
 	bench_irq_run(c);
+	if (consumers)
+		bench_consumers_run(c);
 	pr_info("kunwind-bench: done\n");
 	kfree(c->ns);
 	kfree(c);

@@ -18,7 +18,7 @@ if [ "$demo" = 1 ]; then
 fi
 if [ -f "$KUW_MODDIR"/kunit/bench.ko ]; then
 	check "insmod bench.ko" insmod "$KUW_MODDIR"/kunit/bench.ko \
-		rounds="${kuw_rounds:-100}" iters="${kuw_iters:-10}"
+		rounds="${kuw_rounds:-100}" iters="${kuw_iters:-10}" consumers=1
 else
 	diag "no benchmark module kunit/bench.ko"
 	notok "insmod bench.ko"

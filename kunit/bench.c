@@ -649,7 +649,7 @@ static void bench_irq_run(struct bench_ctx *c)
  * switch off (the kernel's unwinder) and on (kunwind's, through the ftrace
  * redirection).  One "kunwind-bench: #" line per depth.
  */
-static void bench_consumers_run(struct bench_ctx *c)
+static noinline void bench_consumers_run(struct bench_ctx *c)
 {
 	u64 ns[2][2];
 	unsigned int fr[2][2], d, on;

@@ -107,6 +107,13 @@ struct bench_ctx {
 	bool cons;		/* set while the consumer walks run */
 	u64 cons_ns;		/* their time per walk */
 	unsigned int cons_frames;	/* frames of their last walk */
+	/*
+	 * per depth, switch off and on; here, not on the stack: an array of
+	 * 16 bytes or more is 16-byte aligned, and the kernel's 8-byte stack
+	 * alignment would make its function realign the stack (DRAP)
+	 */
+	u64 cons_walk_ns[2][2];
+	unsigned int cons_walk_frames[2][2];
 	u64 *ns;	/* [depth][who][mode][round] */
 	unsigned long buf[B_NWHO][BENCH_MAX_FRAMES];
 };
@@ -651,8 +658,9 @@ static void bench_irq_run(struct bench_ctx *c)
  */
 static noinline void bench_consumers_run(struct bench_ctx *c)
 {
-	u64 ns[2][2];
-	unsigned int fr[2][2], d, on;
+	u64 (*ns)[2] = c->cons_walk_ns;
+	unsigned int (*fr)[2] = c->cons_walk_frames;
+	unsigned int d, on;
 	int ret;
 
 	for (on = 0; on < 2; on++) {

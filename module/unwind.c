@@ -334,131 +334,147 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 }
 
 /*
- * The common frame, without a call: the previous step looked its row up
- * (s->ahead_*), its rule is KUW_RF_FAST, the slots it reads lie on the
- * walk's stack of the current task (mapped whole: plain loads), the
- * caller's sp (the CFA) stays on that stack above the callee's, the
- * caller's pc is no tracing trampoline and lies in some object's text.
- * Everything is checked before anything is written; then it does what
- * kuw_step_frame_any() does for such a frame (kuw_step_row(),
- * __kuw_check_stack(), kuw_arch_ret_addr(), kuw_lookahead()).
- * Return: false, with nothing changed, when the frame is not one.
+ * Common frames, without a call, as many in a row as come (up to @lim):
+ * the previous step looked the frame's row up (s->ahead_*), its rule is
+ * KUW_RF_FAST, the slots it reads lie on the walk's stack of the current
+ * task (mapped whole: plain loads), the caller's sp (the CFA) stays on
+ * that stack above the callee's, the caller's pc is no tracing trampoline
+ * and lies in some object's text.  Everything of a frame is checked before
+ * anything of it is written; each frame is what kuw_step_frame_any() does
+ * for such a frame (kuw_step_row(), __kuw_check_stack(),
+ * kuw_arch_ret_addr(), kuw_lookahead()).
+ *
+ * The caller checked that s->ahead_* is for the pc the walk is at, under
+ * the generation of this RCU read-side section (s->ahead_entry is still
+ * registered), that the sp is no guess and that s->task is current.  What
+ * only the next frame reads (the look-ahead) is kept in locals and
+ * written to @s when the run ends; the registers and the row used are
+ * written per frame.  Not inline: the caller's loop keeps its own
+ * variables in the registers this loop needs.  The stack does not change in a run
+ * (a stack link ends it), so its bounds are locals too, as are the
+ * trampolines and the text range that held the last look-up address.
+ * s->ahead_ok, s->ahead_seq and s->sp_guess stay as they are.
+ *
+ * Return: the frames stepped (their pcs in @pcs, unless NULL); fewer than
+ * @lim when the next frame is not a common one, with nothing of it
+ * changed.
  */
-static __always_inline bool kuw_step_common(struct kunwind_state *s)
+static noinline unsigned int kuw_step_common(struct kunwind_state *s,
+					     unsigned long *pcs,
+					     unsigned int lim)
 {
-	const struct kuw_rule *r = s->ahead_rule;
 	struct kuw_regs *regs = &s->regs;
-	const struct kuw_entry *e;
-	u64 base, cfa, slot, ra, pc, look, link;
+	const struct kunwind_stack st = s->stack;
+	const unsigned long t0 = READ_ONCE(kuw_arch_tramp[0]);
+	const unsigned long t1 = READ_ONCE(kuw_arch_tramp[1]);
+	const struct kuw_entry *e = s->ahead_entry;
+	const struct kuw_table *t = s->ahead_table;
+	const struct kuw_rule *r = s->ahead_rule;
+	u64 row = s->ahead_row, look = s->ahead_look;
+	u64 tlo = 0, tlen = 0;	/* e's text range that holds look */
+	u64 b = st.begin, size = st.end - st.begin;
+	int aret = s->ahead_ret;
+	unsigned int n = 0;
+	u64 base, cfa, slot, ra, pc, link, bit;
 
-	/* every table in the registry is of this arch (blob_load.c) */
-	if (!(r->flags & KUW_RF_FAST) ||
-	    !(regs->valid & BIT_ULL(r->cfa_reg)) || s->task != current)
-		return false;
-	base = regs->r[r->cfa_reg];
-	if (regs->lazy & BIT_ULL(r->cfa_reg)) {	/* kuw_regs_get() */
-		if (!kuw_on(&s->stack, base, 8))
-			return false;
-		base = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)base);
-	}
-	slot = kuw_fast_ra_slot(r, base, &cfa);
-	if (unlikely(!kuw_on(&s->stack, slot, 8)))
-		return false;
-	/* __kuw_check_stack() on the same stack */
-	if (unlikely(cfa <= regs->r[KUW_REG_SP]))
-		return false;
-	if (unlikely(cfa < s->stack.begin || cfa > s->stack.end))
-		return false;
-	link = cfa;
-	if (unlikely(kuw_arch_stack_link(&s->stack, &link)))
-		return false;
-	ra = kuw_fast_ra(KUW_ARCH_THIS, r,
-			 READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)slot));
-	if (unlikely(!kuw_arch_plain_ret(ra, &pc)))
-		return false;
-	look = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
-	/*
-	 * The caller checked s->ahead_ok and s->ahead_seq: s->ahead_entry is
-	 * set (kuw_lookahead()) and still registered.
-	 */
-	e = s->ahead_entry;
-	if (unlikely(!kuw_entry_covers(e, look))) {
-		e = kuw_registry_find(look, NULL);
-		if (!e)
-			return false;
-	}
-
-	/* the step */
-	if (regs->lazy & BIT_ULL(r->cfa_reg)) {
-		regs->r[r->cfa_reg] = base;
-		regs->lazy &= ~BIT_ULL(r->cfa_reg);
-	}
-	kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa, ra);
-	regs->r[KUW_REG_PC] = pc;
-	s->table = s->ahead_table;
-	s->rule = r;
-	s->row_pc = s->ahead_row;
-	s->signal = r->flags & KUW_RF_SIGNAL;
-	s->how = KUNWIND_FRAME_CFI;
-	s->rel_pending = false;
-	/*
-	 * The look-ahead, whose failure is the next step's; s->ahead_ok,
-	 * s->ahead_seq and s->sp_guess stay as they are (kuw_step_frame()
-	 * counts on it).  Counted by the caller (kuw_next_frames()).
-	 */
-	s->ahead_entry = e;
-	s->ahead_look = look;
-	s->ahead_ret = __kuw_entry_lookup(e, look, s->src, &s->ahead_table,
-					  &s->ahead_rule, &s->ahead_row);
-	return true;
-}
-
-/*
- * One frame up.  @seq: kuw_reg_seq, read (then smp_rmb()) in the RCU
- * read-side section the step runs in: a look-ahead cached under @seq is
- * still registered, or at least not freed before the section ends
- * (kuw_reg_changed() bumps it before the grace period that frees).
- * @chained: in, the previous step was a kuw_step_common() of the same
- * section and @seq, so that the look-ahead is for this frame's pc, under
- * @seq, and the sp is no guess (what kuw_step_common() checked and left
- * so); out, this step was one.
- * Return: 0 or the stop reason.
- */
-static __always_inline int kuw_step_frame(struct kunwind_state *s,
-					  unsigned int seq, bool *chained)
-{
-	u64 pc = s->regs.r[KUW_REG_PC];
-	u64 look = s->signal ? pc : pc - 1;
-
-	if (s->nframes >= KUNWIND_MAX_FRAMES)
-		return -KUW_E_LIMIT;
-	s->nframes++;
-	if (likely((*chained ||
-		    (s->ahead_ok && s->ahead_seq == seq &&
-		     s->ahead_look == look && !s->sp_guess)) &&
-		   !s->ahead_ret && kuw_step_common(s))) {
-		*chained = true;
+	/* kuw_on() below is one compare: addr - begin <= size - 8 */
+	if (st.type == KUNWIND_STACK_NONE || st.end < st.begin || size < 8)
 		return 0;
+	while (n < lim) {
+		/* every table in the registry is of this arch (blob_load.c) */
+		if (aret || !(r->flags & KUW_RF_FAST))
+			break;
+		bit = BIT_ULL(r->cfa_reg);
+		if (!(regs->valid & bit))
+			break;
+		base = regs->r[r->cfa_reg];
+		if (regs->lazy & bit) {	/* kuw_regs_get() */
+			if (base - b > size - 8)
+				break;
+			base = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)base);
+		}
+		slot = kuw_fast_ra_slot(r, base, &cfa);
+		if (unlikely(slot - b > size - 8))
+			break;
+		/* __kuw_check_stack() on the same stack */
+		if (unlikely(cfa <= regs->r[KUW_REG_SP] || cfa - b > size))
+			break;
+		link = cfa;
+		if (unlikely(kuw_arch_stack_link(&st, &link)))
+			break;
+		ra = kuw_fast_ra(KUW_ARCH_THIS, r,
+				 READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)slot));
+		if (unlikely(!kuw_arch_plain_ret(ra, &pc, t0, t1)))
+			break;
+		look = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
+		if (unlikely(look - tlo >= tlen)) {
+			/* kuw_entry_covers(), remembering the range that did */
+			if (!kuw_entry_covers(e, look)) {
+				e = kuw_registry_find(look, NULL);
+				if (!e)
+					break;
+			}
+			tlo = READ_ONCE(e->text[KUW_RANGE_CORE][0]);
+			tlen = READ_ONCE(e->text[KUW_RANGE_CORE][1]) - tlo;
+			if (look - tlo >= tlen) {
+				tlo = READ_ONCE(e->text[KUW_RANGE_INIT][0]);
+				tlen = READ_ONCE(e->text[KUW_RANGE_INIT][1]) - tlo;
+			}
+			if (look - tlo >= tlen)	/* changed meanwhile */
+				tlen = 0;
+		}
+
+		/* the step */
+		if (regs->lazy & bit) {
+			regs->r[r->cfa_reg] = base;
+			regs->lazy &= ~bit;
+		}
+		kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa, ra);
+		regs->r[KUW_REG_PC] = pc;
+		s->table = t;
+		s->rule = r;
+		s->row_pc = row;
+		/* the look-ahead, whose failure is the next step's */
+		aret = __kuw_entry_lookup(e, look, s->src, &t, &r, &row);
+		if (pcs)
+			pcs[n] = pc;
+		n++;
 	}
-	*chained = false;
-	return kuw_step_frame_any(s, seq);
+	if (n) {
+		s->signal = s->rule->flags & KUW_RF_SIGNAL;
+		s->how = KUNWIND_FRAME_CFI;
+		s->rel_pending = false;
+		s->nframes += n;
+		s->ahead_entry = e;
+		s->ahead_look = look;
+		s->ahead_ret = aret;
+		s->ahead_table = t;
+		s->ahead_rule = r;
+		s->ahead_row = row;
+	}
+	return n;
 }
 
 /*
  * Up to @max frames, each reached frame's pc into @pcs: the steps of
  * kunwind_next_frame(), in one preemption-disabled RCU read-side section.
- * The statistics (debugfs stats) count the steps tried and the common
- * steps' look-ups once.
+ * @seq: kuw_reg_seq, read (then smp_rmb()) in that section: a look-ahead
+ * cached under @seq is still registered, or at least not freed before the
+ * section ends (kuw_reg_changed() bumps it before the grace period that
+ * frees).  Runs of common frames go to kuw_step_common(), the others to
+ * kuw_step_frame_any().  The statistics (debugfs stats) count the steps
+ * tried and the common steps' look-ups once.
  * Return: the frames reached; on a stop, the reason is in @s.
  */
 static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 						    unsigned long *pcs,
 						    unsigned int max)
 {
-	unsigned int n = 0, nfast = 0, seq;
+	unsigned int n = 0, nfast = 0, k, seq;
 	u32 n0 = s->nframes;
-	bool chained = false;
+	bool mine = s->task == current;
 	int ret = 0;
+	u64 pc;
 
 	/*
 	 * RCU keeps tables alive; no preemption keeps this CPU's IRQ and
@@ -469,10 +485,28 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	seq = READ_ONCE(kuw_reg_seq);
 	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
 	while (n < max) {
-		ret = kuw_step_frame(s, seq, &chained);
+		if (s->nframes >= KUNWIND_MAX_FRAMES) {
+			ret = -KUW_E_LIMIT;
+			break;
+		}
+		pc = s->regs.r[KUW_REG_PC];
+		if (mine && s->ahead_ok && s->ahead_seq == seq &&
+		    s->ahead_look == (s->signal ? pc : pc - 1) &&
+		    !s->sp_guess) {
+			k = kuw_step_common(s, pcs ? pcs + n : NULL,
+					    min_t(unsigned int, max - n,
+						  KUNWIND_MAX_FRAMES -
+						  s->nframes));
+			n += k;
+			nfast += k;
+			/* the end of the batch, or of KUNWIND_MAX_FRAMES */
+			if (n == max || s->nframes >= KUNWIND_MAX_FRAMES)
+				continue;
+		}
+		s->nframes++;
+		ret = kuw_step_frame_any(s, seq);
 		if (unlikely(ret))
 			break;
-		nfast += chained;
 		if (pcs)
 			pcs[n] = s->regs.r[KUW_REG_PC];
 		n++;

@@ -334,6 +334,94 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 }
 
 /*
+ * The row cache: per CPU, the look-ups of the common steps by look-up
+ * address, direct-mapped.  An entry is the answer of __kuw_entry_lookup()
+ * for (address, object, source) under one registry generation: tables of
+ * a registered object never change (an edit replaces the entry, and
+ * kuw_reg_changed() bumps kuw_reg_seq before the grace period that frees),
+ * so an entry whose generation is the walk's gives what a look-up would,
+ * with pointers that stay valid for the walk's read-side section, as the
+ * look-ahead's do.  NMI-safe without locks or atomics: only the outermost
+ * batch on a CPU uses it (@busy, set and cleared by that batch with
+ * preemption off; a walk in an IRQ or NMI that interrupts it finds @busy
+ * set and looks up without the cache, and one that comes before @busy is
+ * set leaves it as it found it), so no entry is ever read while another
+ * context writes it.  kunwind.row_cache=0 turns it off.
+ */
+#define KUW_RC_BITS	8
+
+struct kuw_rc_ent {
+	u64 look;
+	const struct kuw_entry *e;
+	const struct kuw_table *t;
+	const struct kuw_rule *r;
+	u64 row;
+	unsigned int seq;
+	u8 src;
+};
+
+struct kuw_rcache {
+	unsigned int busy;
+	struct kuw_rc_ent ent[1 << KUW_RC_BITS];
+};
+
+static struct kuw_rcache __percpu *kuw_rc;
+static bool kuw_row_cache = true;
+module_param_named(row_cache, kuw_row_cache, bool, 0644);
+MODULE_PARM_DESC(row_cache, "cache row look-ups per CPU (default 1)");
+
+/* the slot of a look-up address (Fibonacci hashing) */
+static __always_inline struct kuw_rc_ent *kuw_rc_slot(struct kuw_rcache *rc,
+						      u64 look)
+{
+	return &rc->ent[(look * 0x9e3779b97f4a7c15ULL) >> (64 - KUW_RC_BITS)];
+}
+
+/* The cache of this CPU for a batch, or NULL: kuw_rc_put() after. */
+static __always_inline struct kuw_rcache *kuw_rc_get(void)
+{
+	struct kuw_rcache __percpu *pc = READ_ONCE(kuw_rc);
+	struct kuw_rcache *rc;
+
+	if (!pc || !READ_ONCE(kuw_row_cache))
+		return NULL;
+	rc = this_cpu_ptr(pc);
+	if (READ_ONCE(rc->busy))
+		return NULL;	/* an interrupted batch of this CPU has it */
+	WRITE_ONCE(rc->busy, 1);
+	barrier();	/* busy before any entry is touched */
+	return rc;
+}
+
+static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
+{
+	if (rc) {
+		barrier();	/* every entry access before busy is cleared */
+		WRITE_ONCE(rc->busy, 0);
+	}
+}
+
+/**
+ * kuw_unwind_init() - allocate the row cache (without it: no cache)
+ */
+void kuw_unwind_init(void)
+{
+	kuw_rc = alloc_percpu(struct kuw_rcache);
+}
+
+/**
+ * kuw_unwind_exit() - free the row cache, once no walk can use it
+ */
+void kuw_unwind_exit(void)
+{
+	struct kuw_rcache __percpu *rc = kuw_rc;
+
+	WRITE_ONCE(kuw_rc, NULL);
+	synchronize_rcu();	/* batches run in read-side sections */
+	free_percpu(rc);
+}
+
+/*
  * Common frames, without a call, as many in a row as come (up to @lim):
  * the previous step looked the frame's row up (s->ahead_*), its rule is
  * KUW_RF_FAST, the slots it reads lie on the walk's stack of the current
@@ -361,7 +449,9 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
  */
 static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 					     unsigned long *pcs,
-					     unsigned int lim)
+					     unsigned int lim,
+					     unsigned int seq,
+					     struct kuw_rcache *rc)
 {
 	struct kuw_regs *regs = &s->regs;
 	const struct kunwind_stack st = s->stack;
@@ -374,7 +464,9 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 	u64 tlo = 0, tlen = 0;	/* e's text range that holds look */
 	u64 b = st.begin, size = st.end - st.begin;
 	int aret = s->ahead_ret;
+	const u8 src = s->src;
 	unsigned int n = 0;
+	struct kuw_rc_ent *ce;
 	u64 base, cfa, slot, ra, pc, link, bit;
 
 	/* kuw_on() below is one compare: addr - begin <= size - 8 */
@@ -435,7 +527,24 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 		s->rule = r;
 		s->row_pc = row;
 		/* the look-ahead, whose failure is the next step's */
-		aret = __kuw_entry_lookup(e, look, s->src, &t, &r, &row);
+		ce = rc ? kuw_rc_slot(rc, look) : NULL;
+		if (ce && ce->look == look && ce->e == e && ce->seq == seq &&
+		    ce->src == src) {
+			t = ce->t;
+			r = ce->r;
+			row = ce->row;
+		} else {
+			aret = __kuw_entry_lookup(e, look, src, &t, &r, &row);
+			if (ce && !aret) {
+				ce->look = look;
+				ce->e = e;
+				ce->t = t;
+				ce->r = r;
+				ce->row = row;
+				ce->seq = seq;
+				ce->src = src;
+			}
+		}
 		if (pcs)
 			pcs[n] = pc;
 		n++;
@@ -471,6 +580,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 						    unsigned int max)
 {
 	unsigned int n = 0, nfast = 0, k, seq;
+	struct kuw_rcache *rc;
 	u32 n0 = s->nframes;
 	bool mine = s->task == current;
 	int ret = 0;
@@ -484,6 +594,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	rcu_read_lock();
 	seq = READ_ONCE(kuw_reg_seq);
 	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
+	rc = mine ? kuw_rc_get() : NULL;
 	while (n < max) {
 		if (s->nframes >= KUNWIND_MAX_FRAMES) {
 			ret = -KUW_E_LIMIT;
@@ -496,7 +607,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 			k = kuw_step_common(s, pcs ? pcs + n : NULL,
 					    min_t(unsigned int, max - n,
 						  KUNWIND_MAX_FRAMES -
-						  s->nframes));
+						  s->nframes), seq, rc);
 			n += k;
 			nfast += k;
 			/* the end of the batch, or of KUNWIND_MAX_FRAMES */
@@ -511,6 +622,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 			pcs[n] = s->regs.r[KUW_REG_PC];
 		n++;
 	}
+	kuw_rc_put(rc);
 	rcu_read_unlock();
 	preempt_enable();
 	/* see struct kuw_counters */

@@ -335,29 +335,29 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 
 /*
  * The row cache: per CPU, the look-ups of the common steps by look-up
- * address, direct-mapped.  An entry is the answer of __kuw_entry_lookup()
- * for (address, object, source) under one registry generation: tables of
- * a registered object never change (an edit replaces the entry, and
- * kuw_reg_changed() bumps kuw_reg_seq before the grace period that frees),
- * so an entry whose generation is the walk's gives what a look-up would,
- * with pointers that stay valid for the walk's read-side section, as the
- * look-ahead's do.  NMI-safe without locks or atomics: only the outermost
- * batch on a CPU uses it (@busy, set and cleared by that batch with
- * preemption off; a walk in an IRQ or NMI that interrupts it finds @busy
- * set and looks up without the cache, and one that comes before @busy is
- * set leaves it as it found it), so no entry is ever read while another
- * context writes it.  kunwind.row_cache=0 turns it off.
+ * address, direct-mapped (256 entries, 12 KiB a CPU).  An entry is the
+ * answer of __kuw_entry_lookup() for (address, object, source) under one
+ * registry generation: tables of a registered object never change (an
+ * edit replaces the entry, and kuw_reg_changed() bumps kuw_reg_seq before
+ * the grace period that frees), so an entry whose generation is the
+ * walk's gives what a look-up would, with pointers that stay valid for
+ * the walk's read-side section, as the look-ahead's do.  Only successful
+ * look-ups are kept.  NMI-safe without locks or atomics: only the
+ * outermost batch on a CPU uses it (@busy, set and cleared by that batch
+ * with preemption off; a walk in an IRQ or NMI that interrupts it finds
+ * @busy set and looks up without the cache, and one that comes before
+ * @busy is set leaves it as it found it), so no entry is ever read while
+ * another context writes it.  kunwind.row_cache=0 turns it off.
  */
 #define KUW_RC_BITS	8
 
 struct kuw_rc_ent {
 	u64 look;
 	const struct kuw_entry *e;
+	u64 gen;		/* kuw_rc_gen() */
 	const struct kuw_table *t;
 	const struct kuw_rule *r;
 	u64 row;
-	unsigned int seq;
-	u8 src;
 };
 
 struct kuw_rcache {
@@ -370,11 +370,19 @@ static bool kuw_row_cache = true;
 module_param_named(row_cache, kuw_row_cache, bool, 0644);
 MODULE_PARM_DESC(row_cache, "cache row look-ups per CPU (default 1)");
 
-/* the slot of a look-up address (Fibonacci hashing) */
+/* the slot of a look-up address: its instruction bits, folded */
 static __always_inline struct kuw_rc_ent *kuw_rc_slot(struct kuw_rcache *rc,
 						      u64 look)
 {
-	return &rc->ent[(look * 0x9e3779b97f4a7c15ULL) >> (64 - KUW_RC_BITS)];
+	u64 x = look >> 2;
+
+	return &rc->ent[(x ^ x >> KUW_RC_BITS) & ((1 << KUW_RC_BITS) - 1)];
+}
+
+/* the rest of an entry's tag: the registry generation and the source */
+static __always_inline u64 kuw_rc_gen(unsigned int seq, u8 src)
+{
+	return (u64)seq << 8 | src;
 }
 
 /* The cache of this CPU for a batch, or NULL: kuw_rc_put() after. */
@@ -438,9 +446,9 @@ void kuw_unwind_exit(void)
  * only the next frame reads (the look-ahead) is kept in locals and
  * written to @s when the run ends; the registers and the row used are
  * written per frame.  Not inline: the caller's loop keeps its own
- * variables in the registers this loop needs.  The stack does not change in a run
- * (a stack link ends it), so its bounds are locals too, as are the
- * trampolines and the text range that held the last look-up address.
+ * variables in the registers this loop needs.  The stack does not change
+ * in a run (a stack link ends it), so its bounds are locals too, as are
+ * the trampolines and the text range that held the last look-up address.
  * s->ahead_ok, s->ahead_seq and s->sp_guess stay as they are.
  *
  * Return: the frames stepped (their pcs in @pcs, unless NULL); fewer than
@@ -464,17 +472,18 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 	u64 tlo = 0, tlen = 0;	/* e's text range that holds look */
 	u64 b = st.begin, size = st.end - st.begin;
 	int aret = s->ahead_ret;
-	const u8 src = s->src;
+	const u64 gen = kuw_rc_gen(seq, s->src);
 	unsigned int n = 0;
+	const struct kuw_entry *ne;
 	struct kuw_rc_ent *ce;
-	u64 base, cfa, slot, ra, pc, link, bit;
+	u64 base, cfa, slot, ra, pc, link, bit, nlook;
 
 	/* kuw_on() below is one compare: addr - begin <= size - 8 */
 	if (st.type == KUNWIND_STACK_NONE || st.end < st.begin || size < 8)
 		return 0;
-	while (n < lim) {
+	while (n < lim && !aret) {
 		/* every table in the registry is of this arch (blob_load.c) */
-		if (aret || !(r->flags & KUW_RF_FAST))
+		if (!(r->flags & KUW_RF_FAST))
 			break;
 		bit = BIT_ULL(r->cfa_reg);
 		if (!(regs->valid & bit))
@@ -498,25 +507,28 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 				 READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)slot));
 		if (unlikely(!kuw_arch_plain_ret(ra, &pc, t0, t1)))
 			break;
-		look = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
-		if (unlikely(look - tlo >= tlen)) {
+		nlook = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
+		if (unlikely(nlook - tlo >= tlen)) {
 			/* kuw_entry_covers(), remembering the range that did */
-			if (!kuw_entry_covers(e, look)) {
-				e = kuw_registry_find(look, NULL);
-				if (!e)
+			ne = e;
+			if (!kuw_entry_covers(ne, nlook)) {
+				ne = kuw_registry_find(nlook, NULL);
+				if (!ne)
 					break;
 			}
+			e = ne;
 			tlo = READ_ONCE(e->text[KUW_RANGE_CORE][0]);
 			tlen = READ_ONCE(e->text[KUW_RANGE_CORE][1]) - tlo;
-			if (look - tlo >= tlen) {
+			if (nlook - tlo >= tlen) {
 				tlo = READ_ONCE(e->text[KUW_RANGE_INIT][0]);
 				tlen = READ_ONCE(e->text[KUW_RANGE_INIT][1]) - tlo;
 			}
-			if (look - tlo >= tlen)	/* changed meanwhile */
+			if (nlook - tlo >= tlen)	/* changed meanwhile */
 				tlen = 0;
 		}
 
-		/* the step */
+		/* the step (nothing above breaks once e is the new pc's) */
+		look = nlook;
 		if (regs->lazy & bit) {
 			regs->r[r->cfa_reg] = base;
 			regs->lazy &= ~bit;
@@ -528,21 +540,20 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 		s->row_pc = row;
 		/* the look-ahead, whose failure is the next step's */
 		ce = rc ? kuw_rc_slot(rc, look) : NULL;
-		if (ce && ce->look == look && ce->e == e && ce->seq == seq &&
-		    ce->src == src) {
+		if (ce && ce->look == look && ce->e == e && ce->gen == gen) {
 			t = ce->t;
 			r = ce->r;
 			row = ce->row;
 		} else {
-			aret = __kuw_entry_lookup(e, look, src, &t, &r, &row);
+			aret = __kuw_entry_lookup(e, look, (u8)gen, &t, &r,
+						  &row);
 			if (ce && !aret) {
 				ce->look = look;
 				ce->e = e;
+				ce->gen = gen;
 				ce->t = t;
 				ce->r = r;
 				ce->row = row;
-				ce->seq = seq;
-				ce->src = src;
 			}
 		}
 		if (pcs)

@@ -196,6 +196,8 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 }
 
 /* unwind.c */
+void kuw_unwind_init(void);
+void kuw_unwind_exit(void);
 const char *kuw_how_name(u8 how);
 
 /* oops.c */

@@ -33,6 +33,7 @@ static int __init kunwind_init(void)
 	ret = kuw_oops_init();
 	if (ret)
 		goto out_modules;
+	kuw_unwind_init();
 	kuw_debugfs_init();
 	kuw_consumers_init();
 	pr_info("loaded\n");
@@ -53,6 +54,7 @@ static void __exit kunwind_exit(void)
 	kuw_oops_exit();
 	kuw_modules_exit();
 	kuw_registry_exit();
+	kuw_unwind_exit();
 	pr_info("unloaded\n");
 }
 

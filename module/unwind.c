@@ -334,131 +334,268 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 }
 
 /*
- * The common frame, without a call: the previous step looked its row up
- * (s->ahead_*), its rule is KUW_RF_FAST, the slots it reads lie on the
- * walk's stack of the current task (mapped whole: plain loads), the
- * caller's sp (the CFA) stays on that stack above the callee's, the
- * caller's pc is no tracing trampoline and lies in some object's text.
- * Everything is checked before anything is written; then it does what
- * kuw_step_frame_any() does for such a frame (kuw_step_row(),
- * __kuw_check_stack(), kuw_arch_ret_addr(), kuw_lookahead()).
- * Return: false, with nothing changed, when the frame is not one.
+ * The row cache: per CPU, the look-ups of the common steps by look-up
+ * address, direct-mapped (256 entries, 12 KiB a CPU).  An entry is the
+ * answer of __kuw_entry_lookup() for (address, object, source) under one
+ * registry generation: tables of a registered object never change (an
+ * edit replaces the entry, and kuw_reg_changed() bumps kuw_reg_seq before
+ * the grace period that frees), so an entry whose generation is the
+ * walk's gives what a look-up would, with pointers that stay valid for
+ * the walk's read-side section, as the look-ahead's do.  Only successful
+ * look-ups are kept.  NMI-safe without locks or atomics: only the
+ * outermost batch on a CPU uses it (@busy, set and cleared by that batch
+ * with preemption off; a walk in an IRQ or NMI that interrupts it finds
+ * @busy set and looks up without the cache, and one that comes before
+ * @busy is set leaves it as it found it), so no entry is ever read while
+ * another context writes it.  kunwind.row_cache=0 turns it off.
  */
-static __always_inline bool kuw_step_common(struct kunwind_state *s)
-{
-	const struct kuw_rule *r = s->ahead_rule;
-	struct kuw_regs *regs = &s->regs;
+#define KUW_RC_BITS	8
+
+struct kuw_rc_ent {
+	u64 look;
 	const struct kuw_entry *e;
-	u64 base, cfa, slot, ra, pc, look, link;
+	u64 gen;		/* kuw_rc_gen() */
+	const struct kuw_table *t;
+	const struct kuw_rule *r;
+	u64 row;
+};
 
-	/* every table in the registry is of this arch (blob_load.c) */
-	if (!(r->flags & KUW_RF_FAST) ||
-	    !(regs->valid & BIT_ULL(r->cfa_reg)) || s->task != current)
-		return false;
-	base = regs->r[r->cfa_reg];
-	if (regs->lazy & BIT_ULL(r->cfa_reg)) {	/* kuw_regs_get() */
-		if (!kuw_on(&s->stack, base, 8))
-			return false;
-		base = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)base);
-	}
-	slot = kuw_fast_ra_slot(r, base, &cfa);
-	if (unlikely(!kuw_on(&s->stack, slot, 8)))
-		return false;
-	/* __kuw_check_stack() on the same stack */
-	if (unlikely(cfa <= regs->r[KUW_REG_SP]))
-		return false;
-	if (unlikely(cfa < s->stack.begin || cfa > s->stack.end))
-		return false;
-	link = cfa;
-	if (unlikely(kuw_arch_stack_link(&s->stack, &link)))
-		return false;
-	ra = kuw_fast_ra(KUW_ARCH_THIS, r,
-			 READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)slot));
-	if (unlikely(!kuw_arch_plain_ret(ra, &pc)))
-		return false;
-	look = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
-	/*
-	 * The caller checked s->ahead_ok and s->ahead_seq: s->ahead_entry is
-	 * set (kuw_lookahead()) and still registered.
-	 */
-	e = s->ahead_entry;
-	if (unlikely(!kuw_entry_covers(e, look))) {
-		e = kuw_registry_find(look, NULL);
-		if (!e)
-			return false;
-	}
+struct kuw_rcache {
+	unsigned int busy;
+	struct kuw_rc_ent ent[1 << KUW_RC_BITS];
+};
 
-	/* the step */
-	if (regs->lazy & BIT_ULL(r->cfa_reg)) {
-		regs->r[r->cfa_reg] = base;
-		regs->lazy &= ~BIT_ULL(r->cfa_reg);
+static struct kuw_rcache __percpu *kuw_rc;
+static bool kuw_row_cache = true;
+module_param_named(row_cache, kuw_row_cache, bool, 0644);
+MODULE_PARM_DESC(row_cache, "cache row look-ups per CPU (default 1)");
+
+/* the slot of a look-up address: its instruction bits, folded */
+static __always_inline struct kuw_rc_ent *kuw_rc_slot(struct kuw_rcache *rc,
+						      u64 look)
+{
+	u64 x = look >> 2;
+
+	return &rc->ent[(x ^ x >> KUW_RC_BITS) & ((1 << KUW_RC_BITS) - 1)];
+}
+
+/* the rest of an entry's tag: the registry generation and the source */
+static __always_inline u64 kuw_rc_gen(unsigned int seq, u8 src)
+{
+	return (u64)seq << 8 | src;
+}
+
+/* The cache of this CPU for a batch, or NULL: kuw_rc_put() after. */
+static __always_inline struct kuw_rcache *kuw_rc_get(void)
+{
+	struct kuw_rcache __percpu *pc = READ_ONCE(kuw_rc);
+	struct kuw_rcache *rc;
+
+	if (!pc || !READ_ONCE(kuw_row_cache))
+		return NULL;
+	rc = this_cpu_ptr(pc);
+	if (READ_ONCE(rc->busy))
+		return NULL;	/* an interrupted batch of this CPU has it */
+	WRITE_ONCE(rc->busy, 1);
+	barrier();	/* busy before any entry is touched */
+	return rc;
+}
+
+static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
+{
+	if (rc) {
+		barrier();	/* every entry access before busy is cleared */
+		WRITE_ONCE(rc->busy, 0);
 	}
-	kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa, ra);
-	regs->r[KUW_REG_PC] = pc;
-	s->table = s->ahead_table;
-	s->rule = r;
-	s->row_pc = s->ahead_row;
-	s->signal = r->flags & KUW_RF_SIGNAL;
-	s->how = KUNWIND_FRAME_CFI;
-	s->rel_pending = false;
-	/*
-	 * The look-ahead, whose failure is the next step's; s->ahead_ok,
-	 * s->ahead_seq and s->sp_guess stay as they are (kuw_step_frame()
-	 * counts on it).  Counted by the caller (kuw_next_frames()).
-	 */
-	s->ahead_entry = e;
-	s->ahead_look = look;
-	s->ahead_ret = __kuw_entry_lookup(e, look, s->src, &s->ahead_table,
-					  &s->ahead_rule, &s->ahead_row);
-	return true;
+}
+
+/**
+ * kuw_unwind_init() - allocate the row cache (without it: no cache)
+ */
+void kuw_unwind_init(void)
+{
+	kuw_rc = alloc_percpu(struct kuw_rcache);
+}
+
+/**
+ * kuw_unwind_exit() - free the row cache, once no walk can use it
+ */
+void kuw_unwind_exit(void)
+{
+	struct kuw_rcache __percpu *rc = kuw_rc;
+
+	WRITE_ONCE(kuw_rc, NULL);
+	synchronize_rcu();	/* batches run in read-side sections */
+	free_percpu(rc);
 }
 
 /*
- * One frame up.  @seq: kuw_reg_seq, read (then smp_rmb()) in the RCU
- * read-side section the step runs in: a look-ahead cached under @seq is
- * still registered, or at least not freed before the section ends
- * (kuw_reg_changed() bumps it before the grace period that frees).
- * @chained: in, the previous step was a kuw_step_common() of the same
- * section and @seq, so that the look-ahead is for this frame's pc, under
- * @seq, and the sp is no guess (what kuw_step_common() checked and left
- * so); out, this step was one.
- * Return: 0 or the stop reason.
+ * Common frames, without a call, as many in a row as come (up to @lim):
+ * the previous step looked the frame's row up (s->ahead_*), its rule is
+ * KUW_RF_FAST, the slots it reads lie on the walk's stack of the current
+ * task (mapped whole: plain loads), the caller's sp (the CFA) stays on
+ * that stack above the callee's, the caller's pc is no tracing trampoline
+ * and lies in some object's text.  Everything of a frame is checked before
+ * anything of it is written; each frame is what kuw_step_frame_any() does
+ * for such a frame (kuw_step_row(), __kuw_check_stack(),
+ * kuw_arch_ret_addr(), kuw_lookahead()).
+ *
+ * The caller checked that s->ahead_* is for the pc the walk is at, under
+ * the generation of this RCU read-side section (s->ahead_entry is still
+ * registered), that the sp is no guess and that s->task is current.  What
+ * only the next frame reads (the look-ahead) is kept in locals and
+ * written to @s when the run ends; the registers and the row used are
+ * written per frame.  Not inline: the caller's loop keeps its own
+ * variables in the registers this loop needs.  The stack does not change
+ * in a run (a stack link ends it), so its bounds are locals too, as are
+ * the trampolines and the text range that held the last look-up address.
+ * s->ahead_ok, s->ahead_seq and s->sp_guess stay as they are.
+ *
+ * Return: the frames stepped (their pcs in @pcs, unless NULL); fewer than
+ * @lim when the next frame is not a common one, with nothing of it
+ * changed.
  */
-static __always_inline int kuw_step_frame(struct kunwind_state *s,
-					  unsigned int seq, bool *chained)
+static noinline unsigned int kuw_step_common(struct kunwind_state *s,
+					     unsigned long *pcs,
+					     unsigned int lim,
+					     unsigned int seq,
+					     struct kuw_rcache *rc)
 {
-	u64 pc = s->regs.r[KUW_REG_PC];
-	u64 look = s->signal ? pc : pc - 1;
+	struct kuw_regs *regs = &s->regs;
+	const struct kunwind_stack st = s->stack;
+	const unsigned long t0 = READ_ONCE(kuw_arch_tramp[0]);
+	const unsigned long t1 = READ_ONCE(kuw_arch_tramp[1]);
+	const struct kuw_entry *e = s->ahead_entry;
+	const struct kuw_table *t = s->ahead_table;
+	const struct kuw_rule *r = s->ahead_rule;
+	u64 row = s->ahead_row, look = s->ahead_look;
+	u64 tlo = 0, tlen = 0;	/* e's text range that holds look */
+	u64 b = st.begin, size = st.end - st.begin;
+	int aret = s->ahead_ret;
+	const u64 gen = kuw_rc_gen(seq, s->src);
+	unsigned int n = 0;
+	const struct kuw_entry *ne;
+	struct kuw_rc_ent *ce;
+	u64 base, cfa, slot, ra, pc, link, bit, nlook;
 
-	if (s->nframes >= KUNWIND_MAX_FRAMES)
-		return -KUW_E_LIMIT;
-	s->nframes++;
-	if (likely((*chained ||
-		    (s->ahead_ok && s->ahead_seq == seq &&
-		     s->ahead_look == look && !s->sp_guess)) &&
-		   !s->ahead_ret && kuw_step_common(s))) {
-		*chained = true;
+	/* kuw_on() below is one compare: addr - begin <= size - 8 */
+	if (st.type == KUNWIND_STACK_NONE || st.end < st.begin || size < 8)
 		return 0;
+	while (n < lim && !aret) {
+		/* every table in the registry is of this arch (blob_load.c) */
+		if (!(r->flags & KUW_RF_FAST))
+			break;
+		bit = BIT_ULL(r->cfa_reg);
+		if (!(regs->valid & bit))
+			break;
+		base = regs->r[r->cfa_reg];
+		if (regs->lazy & bit) {	/* kuw_regs_get() */
+			if (base - b > size - 8)
+				break;
+			base = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)base);
+		}
+		slot = kuw_fast_ra_slot(r, base, &cfa);
+		if (unlikely(slot - b > size - 8))
+			break;
+		/* __kuw_check_stack() on the same stack */
+		if (unlikely(cfa <= regs->r[KUW_REG_SP] || cfa - b > size))
+			break;
+		link = cfa;
+		if (unlikely(kuw_arch_stack_link(&st, &link)))
+			break;
+		ra = kuw_fast_ra(KUW_ARCH_THIS, r,
+				 READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)slot));
+		if (unlikely(!kuw_arch_plain_ret(ra, &pc, t0, t1)))
+			break;
+		nlook = r->flags & KUW_RF_SIGNAL ? pc : pc - 1;
+		if (unlikely(nlook - tlo >= tlen)) {
+			/* kuw_entry_covers(), remembering the range that did */
+			ne = e;
+			if (!kuw_entry_covers(ne, nlook)) {
+				ne = kuw_registry_find(nlook, NULL);
+				if (!ne)
+					break;
+			}
+			e = ne;
+			tlo = READ_ONCE(e->text[KUW_RANGE_CORE][0]);
+			tlen = READ_ONCE(e->text[KUW_RANGE_CORE][1]) - tlo;
+			if (nlook - tlo >= tlen) {
+				tlo = READ_ONCE(e->text[KUW_RANGE_INIT][0]);
+				tlen = READ_ONCE(e->text[KUW_RANGE_INIT][1]) - tlo;
+			}
+			if (nlook - tlo >= tlen)	/* changed meanwhile */
+				tlen = 0;
+		}
+
+		/* the step (nothing above breaks once e is the new pc's) */
+		look = nlook;
+		if (regs->lazy & bit) {
+			regs->r[r->cfa_reg] = base;
+			regs->lazy &= ~bit;
+		}
+		kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa, ra);
+		regs->r[KUW_REG_PC] = pc;
+		s->table = t;
+		s->rule = r;
+		s->row_pc = row;
+		/* the look-ahead, whose failure is the next step's */
+		ce = rc ? kuw_rc_slot(rc, look) : NULL;
+		if (ce && ce->look == look && ce->e == e && ce->gen == gen) {
+			t = ce->t;
+			r = ce->r;
+			row = ce->row;
+		} else {
+			aret = __kuw_entry_lookup(e, look, (u8)gen, &t, &r,
+						  &row);
+			if (ce && !aret) {
+				ce->look = look;
+				ce->e = e;
+				ce->gen = gen;
+				ce->t = t;
+				ce->r = r;
+				ce->row = row;
+			}
+		}
+		if (pcs)
+			pcs[n] = pc;
+		n++;
 	}
-	*chained = false;
-	return kuw_step_frame_any(s, seq);
+	if (n) {
+		s->signal = s->rule->flags & KUW_RF_SIGNAL;
+		s->how = KUNWIND_FRAME_CFI;
+		s->rel_pending = false;
+		s->nframes += n;
+		s->ahead_entry = e;
+		s->ahead_look = look;
+		s->ahead_ret = aret;
+		s->ahead_table = t;
+		s->ahead_rule = r;
+		s->ahead_row = row;
+	}
+	return n;
 }
 
 /*
  * Up to @max frames, each reached frame's pc into @pcs: the steps of
  * kunwind_next_frame(), in one preemption-disabled RCU read-side section.
- * The statistics (debugfs stats) count the steps tried and the common
- * steps' look-ups once.
+ * @seq: kuw_reg_seq, read (then smp_rmb()) in that section: a look-ahead
+ * cached under @seq is still registered, or at least not freed before the
+ * section ends (kuw_reg_changed() bumps it before the grace period that
+ * frees).  Runs of common frames go to kuw_step_common(), the others to
+ * kuw_step_frame_any().  The statistics (debugfs stats) count the steps
+ * tried and the common steps' look-ups once.
  * Return: the frames reached; on a stop, the reason is in @s.
  */
 static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 						    unsigned long *pcs,
 						    unsigned int max)
 {
-	unsigned int n = 0, nfast = 0, seq;
+	unsigned int n = 0, nfast = 0, k, seq;
+	struct kuw_rcache *rc;
 	u32 n0 = s->nframes;
-	bool chained = false;
+	bool mine = s->task == current;
 	int ret = 0;
+	u64 pc;
 
 	/*
 	 * RCU keeps tables alive; no preemption keeps this CPU's IRQ and
@@ -468,15 +605,35 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	rcu_read_lock();
 	seq = READ_ONCE(kuw_reg_seq);
 	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
+	rc = mine ? kuw_rc_get() : NULL;
 	while (n < max) {
-		ret = kuw_step_frame(s, seq, &chained);
+		if (s->nframes >= KUNWIND_MAX_FRAMES) {
+			ret = -KUW_E_LIMIT;
+			break;
+		}
+		pc = s->regs.r[KUW_REG_PC];
+		if (mine && s->ahead_ok && s->ahead_seq == seq &&
+		    s->ahead_look == (s->signal ? pc : pc - 1) &&
+		    !s->sp_guess) {
+			k = kuw_step_common(s, pcs ? pcs + n : NULL,
+					    min_t(unsigned int, max - n,
+						  KUNWIND_MAX_FRAMES -
+						  s->nframes), seq, rc);
+			n += k;
+			nfast += k;
+			/* the end of the batch, or of KUNWIND_MAX_FRAMES */
+			if (n == max || s->nframes >= KUNWIND_MAX_FRAMES)
+				continue;
+		}
+		s->nframes++;
+		ret = kuw_step_frame_any(s, seq);
 		if (unlikely(ret))
 			break;
-		nfast += chained;
 		if (pcs)
 			pcs[n] = s->regs.r[KUW_REG_PC];
 		n++;
 	}
+	kuw_rc_put(rc);
 	rcu_read_unlock();
 	preempt_enable();
 	/* see struct kuw_counters */

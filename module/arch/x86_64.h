@@ -43,15 +43,21 @@ static __always_inline void kuw_arch_ret_addr(struct kunwind_state *s)
 		kuw_x86_ret_addr(s);
 }
 
+/* the trampolines, which a walk copies into locals once (unwind.c) */
+#define kuw_arch_tramp	kuw_x86_tramp
+
 /*
  * A return address read from a frame as the caller's pc (*@pc), when no
- * tracing trampoline needs translating: what kuw_arch_ret_addr() makes of
- * it.  Return: false for a trampoline.
+ * tracing trampoline (@t0, @t1: kuw_arch_tramp[]) needs translating: what
+ * kuw_arch_ret_addr() makes of it.
+ * Return: false for a trampoline.
  */
-static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc)
+static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc,
+					       unsigned long t0,
+					       unsigned long t1)
 {
 	*pc = ra;
-	return likely(ra != kuw_x86_tramp[0] && ra != kuw_x86_tramp[1]);
+	return likely(*pc != t0 && *pc != t1);
 }
 
 /*

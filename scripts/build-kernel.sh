@@ -115,6 +115,7 @@ other_build() {
 # so a warm run does not queue behind another profile's cold build.
 if [ -f "$OUT/.kuw-done" ]; then
 	log "reusing test kernel $OUT"
+	touch "$OUT/.kuw-done" 2>/dev/null || true	# last use, for the pruning below
 	echo "$OUT"
 	exit 0
 fi
@@ -235,8 +236,23 @@ n=$(grep -c -E '^  (CC|AS)( \[M\])? ' "$OUT/build.log" || true)
 log "kernel ($pfx$KCONFIG) built in $(kuw_dur $(($(date +%s) - start))) ($n objects; $(kuw_dur $(($(date +%s) - t0))) in all)"
 touch "$OUT/.kuw-done"
 
-# Keep the cache bounded: drop other builds of this profile.
-for d in "$CACHE/kbuild/$pfx$KCONFIG"-*; do
-	[ "$d" = "$OUT" ] || [ ! -d "$d" ] || rm -rf "$d"
+# Keep the cache bounded: of this profile's other builds, keep the
+# KUNWIND_KEEP_KERNELS (default 2) used last (.kuw-done's time: written at
+# the end of a build, touched at each reuse), so that two trees whose
+# configs differ (two branches) do not evict each other's kernels; drop
+# the rest and any build that never finished (this lock is held: none of
+# this profile is running).
+keep=${KUNWIND_KEEP_KERNELS:-2}
+n=0
+while IFS= read -r f; do
+	d=${f%/.kuw-done}
+	[ "$d" != "$OUT" ] || continue
+	n=$((n + 1))
+	[ "$n" -le "$keep" ] || rm -rf "$d"
+done < <(ls -t "$CACHE/kbuild/$pfx$KCONFIG"-*/.kuw-done 2>/dev/null)
+for d in "$CACHE/kbuild/$pfx$KCONFIG"-*/; do
+	d=${d%/}
+	[ "$d" = "$OUT" ] || [ -f "$d/.kuw-done" ] || [ ! -d "$d" ] ||
+		rm -rf "$d"
 done
 echo "$OUT"

@@ -26,7 +26,9 @@
 #
 # Knobs: BENCH_ROUNDS (default 100), BENCH_ITERS (10) for the real-time
 # boot; BENCH_ICOUNT_ROUNDS (11) for the deterministic one; BENCH_MODE=time
-# or icount runs one boot only; KUNWIND_TIMEOUT per boot (900 s).
+# or icount runs one boot only; BENCH_ROW_CACHE=0 loads kunwind.ko with
+# row_cache=0 (every common step looks its row up); KUNWIND_TIMEOUT per
+# boot (900 s).
 case ${ARCH:-x86_64} in
 x86 | x86_64) KUW_ARCH=x86_64 ;;
 arm64 | aarch64) KUW_ARCH=arm64 ;;
@@ -80,7 +82,7 @@ if [ "$mode" != icount ]; then
 	# over six (median 0.84), in line with the instruction counts (0.87).
 	QEMU_EXTRA="-smp 1${QEMU_EXTRA:+ $QEMU_EXTRA}" \
 		bench_qemu "$WORK/initrd.gz" "$LT" "$tmo" \
-		"${clk_time}kuw_rounds=${BENCH_ROUNDS:-100} kuw_iters=${BENCH_ITERS:-10}" \
+		"${clk_time}kuw_rounds=${BENCH_ROUNDS:-100} kuw_iters=${BENCH_ITERS:-10} kuw_row_cache=${BENCH_ROW_CACHE:-1}" \
 		512M || log "real-time boot did not end cleanly"
 fi
 if [ "$mode" != time ]; then
@@ -88,7 +90,7 @@ if [ "$mode" != time ]; then
 	log "boot 2/2: -icount shift=0,sleep=off (1 ns = 1 instruction)"
 	KUNWIND_ACCEL=tcg QEMU_EXTRA="-smp 1 -icount shift=0,sleep=off" \
 		bench_qemu "$WORK/initrd.gz" "$LI" \
-		"$tmo" "${clk_icount}kuw_rounds=${BENCH_ICOUNT_ROUNDS:-11} kuw_iters=${BENCH_ITERS:-10}" \
+		"$tmo" "${clk_icount}kuw_rounds=${BENCH_ICOUNT_ROUNDS:-11} kuw_iters=${BENCH_ITERS:-10} kuw_row_cache=${BENCH_ROW_CACHE:-1}" \
 		512M || log "-icount boot did not end cleanly"
 fi
 

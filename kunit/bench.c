@@ -130,7 +130,7 @@ static u64 *bench_slot(struct bench_ctx *c, unsigned int d, unsigned int w,
 static __always_inline unsigned int __walk_kunwind(unsigned long *buf,
 						   unsigned int max, u8 src)
 {
-	struct kunwind_state s;
+	struct kunwind_state s __uninitialized;
 
 	/* start where walk_ref() starts: this frame's caller */
 	__kunwind_start(&s, current, NULL,
@@ -184,7 +184,7 @@ static unsigned int bench_in_module(const unsigned long *buf, unsigned int n)
 /* Does kunwind's whole walk from here end cleanly, every step from a table? */
 static noinline bool bench_kunwind_reliable(u8 src)
 {
-	struct kunwind_state s;
+	struct kunwind_state s __uninitialized;
 
 	for (__kunwind_start(&s, current, NULL, NULL, src); !kunwind_done(&s);
 	     kunwind_next_frame(&s))

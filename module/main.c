@@ -24,16 +24,17 @@ static int __init kunwind_init(void)
 	ret = kuw_arch_init();
 	if (ret)
 		return ret;
+	/* before anything can walk: kunwind's own text, the row cache */
+	kuw_unwind_init();
 	ret = kuw_registry_init();
 	if (ret)
-		return ret;
+		goto out_unwind;
 	ret = kuw_modules_init();
 	if (ret)
 		goto out_registry;
 	ret = kuw_oops_init();
 	if (ret)
 		goto out_modules;
-	kuw_unwind_init();
 	kuw_debugfs_init();
 	kuw_consumers_init();
 	pr_info("loaded\n");
@@ -42,8 +43,9 @@ out_modules:
 	kuw_modules_exit();
 out_registry:
 	kuw_registry_exit();
+out_unwind:
+	kuw_unwind_exit();
 	return ret;
-	return 0;
 }
 
 static void __exit kunwind_exit(void)

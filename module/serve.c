@@ -160,7 +160,7 @@ static bool kuw_sink_splice(void *cookie, unsigned long pc)
 static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k,
 			  unsigned long *last)
 {
-	unsigned long buf[KUW_SINK_BATCH];
+	unsigned long buf[KUW_SINK_BATCH] __uninitialized;
 	unsigned int i, n, room;
 
 	*last = 0;
@@ -234,7 +234,7 @@ static noinline unsigned int kuw_stack_trace_save(unsigned long *store,
 						  unsigned int skipnr)
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
-	struct kunwind_state st;
+	struct kunwind_state st __uninitialized;
 	unsigned long last;
 	bool ok;
 
@@ -265,7 +265,7 @@ static noinline unsigned int kuw_stack_trace_save_tsk(struct task_struct *tsk,
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr,
 			      .nosched = true };
-	struct kunwind_state st;
+	struct kunwind_state st __uninitialized;
 	unsigned long last;
 	bool ok;
 
@@ -295,7 +295,7 @@ static noinline unsigned int kuw_stack_trace_save_regs(struct pt_regs *regs,
 						       unsigned int skipnr)
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
-	struct kunwind_state st;
+	struct kunwind_state st __uninitialized;
 	unsigned long last = instruction_pointer(regs);
 	bool ok = true;
 
@@ -336,7 +336,7 @@ static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
 						      unsigned int size)
 {
 	struct kuw_cookie k = { .store = store, .size = size };
-	struct kunwind_state st;
+	struct kunwind_state st __uninitialized;
 	unsigned long last;
 	int ret = -EINVAL;
 	bool ok;
@@ -387,8 +387,8 @@ static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
 static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 					       struct pt_regs *regs)
 {
-	unsigned long buf[KUW_SINK_BATCH];
-	struct kunwind_state st;
+	unsigned long buf[KUW_SINK_BATCH] __uninitialized;
+	struct kunwind_state st __uninitialized;
 	u32 nr = entry->nr;
 	unsigned int i, n;
 	bool ok = false;

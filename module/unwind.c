@@ -26,6 +26,10 @@
 #include "kuw_arch.h"
 #include "blob.h"
 #include "fast.h"
+#include "compat.h"
+
+/* kunwind.ko's own text, from kuw_unwind_init() */
+static struct kuw_range kuw_self;
 
 static bool kuw_on(const struct kunwind_stack *st, u64 addr, u32 len)
 {
@@ -194,54 +198,254 @@ int kuw_check_stack(struct kunwind_state *s, u64 old_pc, u64 old_sp,
 }
 
 /*
+ * The row cache: per CPU, the look-ups of the walk by look-up address,
+ * two-way set-associative (128 sets, 12 KiB a CPU; a walk's 20-60
+ * addresses would often share a slot of a direct-mapped one, and then
+ * miss on every walk).  An entry is the
+ * answer of __kuw_entry_lookup() for (address, object, source) under one
+ * registry generation: tables of a registered object never change (an
+ * edit replaces the entry, and kuw_reg_changed() bumps kuw_reg_seq before
+ * the grace period that frees), so an entry whose generation is the
+ * walk's gives what a look-up would, with pointers that stay valid for
+ * the walk's read-side section, as the look-ahead's do.  Only successful
+ * look-ups are kept.  NMI-safe without locks or atomics: only the
+ * outermost batch on a CPU uses it (@busy, set and cleared by that batch
+ * with preemption off; a walk in an IRQ or NMI that interrupts it finds
+ * @busy set and looks up without the cache, and one that comes before
+ * @busy is set leaves it as it found it), so no entry is ever read while
+ * another context writes it.  kunwind.row_cache=0 turns it off.
+ */
+#define KUW_RC_BITS	8
+
+struct kuw_rc_ent {
+	u64 look;
+	const struct kuw_entry *e;
+	u64 gen;		/* kuw_rc_gen() */
+	const struct kuw_table *t;
+	const struct kuw_rule *r;
+	u64 row;
+};
+
+struct kuw_rcache {
+	unsigned int busy;
+	struct kuw_rc_ent ent[1 << KUW_RC_BITS];
+};
+
+static struct kuw_rcache __percpu *kuw_rc;
+static bool kuw_row_cache = true;
+module_param_named(row_cache, kuw_row_cache, bool, 0644);
+MODULE_PARM_DESC(row_cache, "cache row look-ups per CPU (default 1)");
+
+/* the set of a look-up address: its instruction bits, folded */
+static __always_inline struct kuw_rc_ent *kuw_rc_set(struct kuw_rcache *rc,
+						     u64 look)
+{
+	u64 x = look >> 2;
+
+	return &rc->ent[(x ^ x >> KUW_RC_BITS) & ((1 << KUW_RC_BITS) - 2)];
+}
+
+/* the rest of an entry's tag: the registry generation and the source */
+static __always_inline u64 kuw_rc_gen(unsigned int seq, u8 src)
+{
+	/* bit 63: no generation is 0, the tag of an entry never filled */
+	return BIT_ULL(63) | (u64)seq << 8 | src;
+}
+
+/* The cache of this CPU for a batch, or NULL: kuw_rc_put() after. */
+static __always_inline struct kuw_rcache *kuw_rc_get(void)
+{
+	struct kuw_rcache __percpu *pc = READ_ONCE(kuw_rc);
+	struct kuw_rcache *rc;
+
+	if (!pc || !READ_ONCE(kuw_row_cache))
+		return NULL;
+	rc = this_cpu_ptr(pc);
+	if (READ_ONCE(rc->busy))
+		return NULL;	/* an interrupted batch of this CPU has it */
+	WRITE_ONCE(rc->busy, 1);
+	barrier();	/* busy before any entry is touched */
+	return rc;
+}
+
+static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
+{
+	if (rc) {
+		barrier();	/* every entry access before busy is cleared */
+		WRITE_ONCE(rc->busy, 0);
+	}
+}
+
+/**
+ * kuw_unwind_init() - note kunwind.ko's text, allocate the row cache
+ *
+ * Without the cache (no memory), walks look every row up.
+ */
+void kuw_unwind_init(void)
+{
+	kuw_self = kuw_module_text(THIS_MODULE);
+	kuw_rc = alloc_percpu(struct kuw_rcache);
+}
+
+/**
+ * kuw_unwind_exit() - free the row cache, once no walk can use it
+ */
+void kuw_unwind_exit(void)
+{
+	struct kuw_rcache __percpu *rc = kuw_rc;
+
+	WRITE_ONCE(kuw_rc, NULL);
+	synchronize_rcu();	/* batches run in read-side sections */
+	free_percpu(rc);
+}
+
+/*
+ * A look-up through the row cache @rc (NULL: none).  Under one generation
+ * the entry that covers a look-up address stays the same (an entry is
+ * unlinked or its text edited only with kuw_reg_changed(); new entries
+ * cover text no live entry covers), so an entry tagged (@look, @gen)
+ * names the object as well as the row.  Return: true on a hit, with
+ * *@e, *@t, *@r, *@row set.
+ */
+static __always_inline bool kuw_rc_hit(struct kuw_rcache *rc, u64 look,
+				       u64 gen, const struct kuw_entry **e,
+				       const struct kuw_table **t,
+				       const struct kuw_rule **r, u64 *row)
+{
+	struct kuw_rc_ent *ce;
+
+	if (!rc)
+		return false;
+	ce = kuw_rc_set(rc, look);
+	if (ce->look != look || ce->gen != gen) {
+		ce++;
+		if (ce->look != look || ce->gen != gen)
+			return false;
+	}
+	*e = ce->e;
+	*t = ce->t;
+	*r = ce->r;
+	*row = ce->row;
+	return true;
+}
+
+/*
+ * Keep a successful __kuw_entry_lookup() in @rc (NULL: none): first in its
+ * set, the entry that was first second (the other one is dropped).
+ */
+static __always_inline void kuw_rc_fill(struct kuw_rcache *rc, u64 look,
+					u64 gen, const struct kuw_entry *e,
+					const struct kuw_table *t,
+					const struct kuw_rule *r, u64 row)
+{
+	struct kuw_rc_ent *ce;
+
+	if (!rc)
+		return;
+	ce = kuw_rc_set(rc, look);
+	ce[1] = ce[0];
+	ce->look = look;
+	ce->e = e;
+	ce->gen = gen;
+	ce->t = t;
+	ce->r = r;
+	ce->row = row;
+}
+
+/*
  * The new frame's pc must be in kernel or module text: finding its object
  * is most of a look-up, so finish it and keep the row for the next step.
  */
 static __always_inline int kuw_lookahead(struct kunwind_state *s,
-					 unsigned int seq)
+					 unsigned int seq,
+					 struct kuw_rcache *rc)
 {
 	u64 pc = s->regs.r[KUW_REG_PC];
 	u64 look = s->signal ? pc : pc - 1;
+	const u64 gen = kuw_rc_gen(seq, s->src);
 	const struct kuw_entry *hint = NULL;
 	const struct kuw_entry *e;
 
+	if (kuw_rc_hit(rc, look, gen, &e, &s->ahead_table, &s->ahead_rule,
+		       &s->ahead_row)) {
+		s->ahead_ret = 0;
+		goto found;
+	}
+	/* the previous look-ahead's object, if of this generation */
 	if (s->ahead_entry && s->ahead_seq == seq)
 		hint = s->ahead_entry;
 	e = kuw_registry_find(look, hint);
 	if (unlikely(!e))
 		return kuw_arch_unknown_pc(s, pc);
+	s->ahead_ret = kuw_entry_lookup(e, look, s->src, &s->ahead_table,
+					&s->ahead_rule, &s->ahead_row);
+	if (!s->ahead_ret)
+		kuw_rc_fill(rc, look, gen, e, s->ahead_table, s->ahead_rule,
+			    s->ahead_row);
+found:
 	s->ahead_entry = e;
 	s->ahead_seq = seq;
 	s->ahead_look = look;
-	s->ahead_ret = kuw_entry_lookup(e, look, s->src, &s->ahead_table,
-					&s->ahead_rule, &s->ahead_row);
 	s->ahead_ok = true;
 	return 0;
 }
 
 /*
  * The row for a pc the previous step did not look up (the first frame,
- * after a boundary step's fallback...), into s->ahead_*, where the
- * look-ahead leaves it otherwise.
+ * after a boundary step's fallback...), into the look-ahead (s->ahead_*),
+ * as kuw_lookahead() leaves it otherwise.  Rows found in entry slots
+ * before an FDE (kuw_arch_entry_pad_lookup()) are not what the cache
+ * holds (a look-up's answer), so they are not kept.
  */
 static noinline void kuw_find_row(struct kunwind_state *s, u64 look,
-				  bool signal)
+				  bool signal, unsigned int seq,
+				  struct kuw_rcache *rc)
 {
-	const struct kuw_entry *e = kuw_registry_find(look, NULL);
-	int ret;
+	const u64 gen = kuw_rc_gen(seq, s->src);
+	const struct kuw_entry *e;
+	int ret = 0;
 
-	ret = e ? kuw_entry_lookup(e, look, s->src, &s->ahead_table,
-				   &s->ahead_rule, &s->ahead_row) :
-		  -KUW_E_NOINFO;
-	if (ret && e && signal)
-		ret = kuw_arch_entry_pad_lookup(s, e, look, &s->ahead_table,
-						&s->ahead_rule, &s->ahead_row);
+	if (!kuw_rc_hit(rc, look, gen, &e, &s->ahead_table, &s->ahead_rule,
+			&s->ahead_row)) {
+		e = kuw_registry_find(look, NULL);
+		ret = e ? kuw_entry_lookup(e, look, s->src, &s->ahead_table,
+					   &s->ahead_rule, &s->ahead_row) :
+			  -KUW_E_NOINFO;
+		if (!ret)
+			kuw_rc_fill(rc, look, gen, e, s->ahead_table,
+				    s->ahead_rule, s->ahead_row);
+		if (ret && e && signal)
+			ret = kuw_arch_entry_pad_lookup(s, e, look,
+							&s->ahead_table,
+							&s->ahead_rule,
+							&s->ahead_row);
+	}
+	s->ahead_entry = e;
+	s->ahead_seq = seq;
+	s->ahead_look = look;
 	s->ahead_ret = ret;
+	s->ahead_ok = true;
+}
+
+/*
+ * Is the look-ahead the current frame's, of this generation?  If not,
+ * look it up (kuw_find_row()), so that the frame can be a common one.
+ */
+static __always_inline void kuw_ahead_here(struct kunwind_state *s,
+					   unsigned int seq,
+					   struct kuw_rcache *rc)
+{
+	u64 pc = s->regs.r[KUW_REG_PC];
+	u64 look = s->signal ? pc : pc - 1;
+
+	if (!s->ahead_ok || s->ahead_seq != seq || s->ahead_look != look)
+		kuw_find_row(s, look, s->signal, seq, rc);
 }
 
 /* One frame up, any frame.  Return: 0 or the stop reason. */
 static noinline int kuw_step_frame_any(struct kunwind_state *s,
-				       unsigned int seq)
+				       unsigned int seq,
+				       struct kuw_rcache *rc)
 {
 	u64 pc = s->regs.r[KUW_REG_PC], sp = s->regs.r[KUW_REG_SP];
 	u64 bp = s->regs.r[KUW_REG_FP];
@@ -256,8 +460,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 	const struct kuw_rule *r;
 	int ret, oret;
 
-	if (!s->ahead_ok || s->ahead_seq != seq || s->ahead_look != look)
-		kuw_find_row(s, look, signal);
+	kuw_ahead_here(s, seq, rc);
 	ret = s->ahead_ret;
 	s->ahead_ok = false;
 	s->table = NULL;
@@ -283,7 +486,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		if (!ret) {
 			s->signal = r->flags & KUW_RF_SIGNAL;
 			kuw_arch_ret_addr(s);
-			ret = kuw_lookahead(s, seq);
+			ret = kuw_lookahead(s, seq, rc);
 		}
 		if (!ret) {
 			s->how = KUNWIND_FRAME_CFI;
@@ -329,104 +532,8 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 	s->rule = NULL;
 	oret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
 	if (!oret)
-		oret = kuw_lookahead(s, seq);
+		oret = kuw_lookahead(s, seq, rc);
 	return oret;
-}
-
-/*
- * The row cache: per CPU, the look-ups of the common steps by look-up
- * address, direct-mapped (256 entries, 12 KiB a CPU).  An entry is the
- * answer of __kuw_entry_lookup() for (address, object, source) under one
- * registry generation: tables of a registered object never change (an
- * edit replaces the entry, and kuw_reg_changed() bumps kuw_reg_seq before
- * the grace period that frees), so an entry whose generation is the
- * walk's gives what a look-up would, with pointers that stay valid for
- * the walk's read-side section, as the look-ahead's do.  Only successful
- * look-ups are kept.  NMI-safe without locks or atomics: only the
- * outermost batch on a CPU uses it (@busy, set and cleared by that batch
- * with preemption off; a walk in an IRQ or NMI that interrupts it finds
- * @busy set and looks up without the cache, and one that comes before
- * @busy is set leaves it as it found it), so no entry is ever read while
- * another context writes it.  kunwind.row_cache=0 turns it off.
- */
-#define KUW_RC_BITS	8
-
-struct kuw_rc_ent {
-	u64 look;
-	const struct kuw_entry *e;
-	u64 gen;		/* kuw_rc_gen() */
-	const struct kuw_table *t;
-	const struct kuw_rule *r;
-	u64 row;
-};
-
-struct kuw_rcache {
-	unsigned int busy;
-	struct kuw_rc_ent ent[1 << KUW_RC_BITS];
-};
-
-static struct kuw_rcache __percpu *kuw_rc;
-static bool kuw_row_cache = true;
-module_param_named(row_cache, kuw_row_cache, bool, 0644);
-MODULE_PARM_DESC(row_cache, "cache row look-ups per CPU (default 1)");
-
-/* the slot of a look-up address: its instruction bits, folded */
-static __always_inline struct kuw_rc_ent *kuw_rc_slot(struct kuw_rcache *rc,
-						      u64 look)
-{
-	u64 x = look >> 2;
-
-	return &rc->ent[(x ^ x >> KUW_RC_BITS) & ((1 << KUW_RC_BITS) - 1)];
-}
-
-/* the rest of an entry's tag: the registry generation and the source */
-static __always_inline u64 kuw_rc_gen(unsigned int seq, u8 src)
-{
-	return (u64)seq << 8 | src;
-}
-
-/* The cache of this CPU for a batch, or NULL: kuw_rc_put() after. */
-static __always_inline struct kuw_rcache *kuw_rc_get(void)
-{
-	struct kuw_rcache __percpu *pc = READ_ONCE(kuw_rc);
-	struct kuw_rcache *rc;
-
-	if (!pc || !READ_ONCE(kuw_row_cache))
-		return NULL;
-	rc = this_cpu_ptr(pc);
-	if (READ_ONCE(rc->busy))
-		return NULL;	/* an interrupted batch of this CPU has it */
-	WRITE_ONCE(rc->busy, 1);
-	barrier();	/* busy before any entry is touched */
-	return rc;
-}
-
-static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
-{
-	if (rc) {
-		barrier();	/* every entry access before busy is cleared */
-		WRITE_ONCE(rc->busy, 0);
-	}
-}
-
-/**
- * kuw_unwind_init() - allocate the row cache (without it: no cache)
- */
-void kuw_unwind_init(void)
-{
-	kuw_rc = alloc_percpu(struct kuw_rcache);
-}
-
-/**
- * kuw_unwind_exit() - free the row cache, once no walk can use it
- */
-void kuw_unwind_exit(void)
-{
-	struct kuw_rcache __percpu *rc = kuw_rc;
-
-	WRITE_ONCE(kuw_rc, NULL);
-	synchronize_rcu();	/* batches run in read-side sections */
-	free_percpu(rc);
 }
 
 /*
@@ -475,8 +582,11 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 	const u64 gen = kuw_rc_gen(seq, s->src);
 	unsigned int n = 0;
 	const struct kuw_entry *ne;
-	struct kuw_rc_ent *ce;
 	u64 base, cfa, slot, ra, pc, link, bit, nlook;
+	/* regs->valid and ->lazy, written back when the run ends */
+	u64 valid = regs->valid, lazy = regs->lazy;
+	const u64 fixed = BIT_ULL(KUW_REG_PC) | BIT_ULL(KUW_REG_SP) |
+			  BIT_ULL(kuw_arch(KUW_ARCH_THIS)->ra);
 
 	/* kuw_on() below is one compare: addr - begin <= size - 8 */
 	if (st.type == KUNWIND_STACK_NONE || st.end < st.begin || size < 8)
@@ -486,10 +596,10 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 		if (!(r->flags & KUW_RF_FAST))
 			break;
 		bit = BIT_ULL(r->cfa_reg);
-		if (!(regs->valid & bit))
+		if (!(valid & bit))
 			break;
 		base = regs->r[r->cfa_reg];
-		if (regs->lazy & bit) {	/* kuw_regs_get() */
+		if (lazy & bit) {	/* kuw_regs_get() */
 			if (base - b > size - 8)
 				break;
 			base = READ_ONCE_NOCHECK(*(const u64 *)(unsigned long)base);
@@ -529,37 +639,33 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 
 		/* the step (nothing above breaks once e is the new pc's) */
 		look = nlook;
-		if (regs->lazy & bit) {
+		if (lazy & bit) {
 			regs->r[r->cfa_reg] = base;
-			regs->lazy &= ~bit;
+			lazy &= ~bit;
 		}
-		kuw_fast_commit(KUW_ARCH_THIS, r, r->nregs - 1, regs, cfa, ra);
+		/* kuw_fast_commit(), on the locals */
+		bit = kuw_fast_slots(r, r->nregs - 1, regs->r, cfa);
+		regs->r[kuw_arch(KUW_ARCH_THIS)->ra] = ra;
+		regs->r[KUW_REG_SP] = cfa;
 		regs->r[KUW_REG_PC] = pc;
+		valid |= bit | fixed;
+		lazy = (lazy | bit) & ~fixed;
 		s->table = t;
 		s->rule = r;
 		s->row_pc = row;
 		/* the look-ahead, whose failure is the next step's */
-		ce = rc ? kuw_rc_slot(rc, look) : NULL;
-		if (ce && ce->look == look && ce->e == e && ce->gen == gen) {
-			t = ce->t;
-			r = ce->r;
-			row = ce->row;
-		} else {
+		if (!kuw_rc_hit(rc, look, gen, &ne, &t, &r, &row)) {
 			aret = __kuw_entry_lookup(e, look, (u8)gen, &t, &r,
 						  &row);
-			if (ce && !aret) {
-				ce->look = look;
-				ce->e = e;
-				ce->gen = gen;
-				ce->t = t;
-				ce->r = r;
-				ce->row = row;
-			}
+			if (!aret)
+				kuw_rc_fill(rc, look, gen, e, t, r, row);
 		}
 		if (pcs)
 			pcs[n] = pc;
 		n++;
 	}
+	regs->valid = valid;
+	regs->lazy = lazy;
 	if (n) {
 		s->signal = s->rule->flags & KUW_RF_SIGNAL;
 		s->how = KUNWIND_FRAME_CFI;
@@ -595,7 +701,6 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	u32 n0 = s->nframes;
 	bool mine = s->task == current;
 	int ret = 0;
-	u64 pc;
 
 	/*
 	 * RCU keeps tables alive; no preemption keeps this CPU's IRQ and
@@ -611,10 +716,8 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 			ret = -KUW_E_LIMIT;
 			break;
 		}
-		pc = s->regs.r[KUW_REG_PC];
-		if (mine && s->ahead_ok && s->ahead_seq == seq &&
-		    s->ahead_look == (s->signal ? pc : pc - 1) &&
-		    !s->sp_guess) {
+		if (mine && !s->sp_guess) {
+			kuw_ahead_here(s, seq, rc);
 			k = kuw_step_common(s, pcs ? pcs + n : NULL,
 					    min_t(unsigned int, max - n,
 						  KUNWIND_MAX_FRAMES -
@@ -626,7 +729,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 				continue;
 		}
 		s->nframes++;
-		ret = kuw_step_frame_any(s, seq);
+		ret = kuw_step_frame_any(s, seq, rc);
 		if (unlikely(ret))
 			break;
 		if (pcs)
@@ -706,13 +809,16 @@ const char *kuw_how_name(u8 how)
 	return "";
 }
 
-static bool kuw_in_self(u64 pc)
+static __always_inline bool kuw_in_self(u64 pc)
 {
-	return within_module_core(pc, THIS_MODULE);
+	return pc >= kuw_self.start && pc < kuw_self.end;
 }
 
-/* The first frame's registers and stack.  Return: 0 or the stop reason. */
-static int kuw_start_regs(struct kunwind_state *state, struct pt_regs *regs)
+/*
+ * The first frame's registers and stack.  Inline: the current context is
+ * captured in __kunwind_start() itself.  Return: 0 or the stop reason.
+ */
+static __always_inline int kuw_start_regs(struct kunwind_state *state, struct pt_regs *regs)
 {
 	struct task_struct *task = state->task;
 	bool ok;
@@ -748,6 +854,66 @@ static int kuw_start_regs(struct kunwind_state *state, struct pt_regs *regs)
 	return ok ? 0 : -KUW_E_BADSTACK;
 }
 
+/*
+ * __kunwind_start()'s skips, in one preemption-disabled RCU read-side
+ * section with the row cache, as kuw_next_frames() steps: kunwind's own
+ * frames first (@self; with tables of any source, kunwind.ko has only
+ * .eh_frame), then the frames whose sp is at or below @ff (0: none), with
+ * the tables of @src.  The frames are counted in the statistics, not in
+ * s->nframes (which the start clears).
+ * Return: 0, or the reason the walk stopped.
+ */
+static noinline int kuw_skip(struct kunwind_state *s, bool self,
+			     unsigned long ff, u8 src)
+{
+	bool mine = s->task == current;
+	struct kuw_rcache *rc;
+	unsigned int seq;
+	int ret = 0;
+	u64 pc;
+
+	if (self)
+		s->src = KUNWIND_SRC_ANY;
+	preempt_disable();
+	rcu_read_lock();
+	seq = READ_ONCE(kuw_reg_seq);
+	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
+	rc = mine ? kuw_rc_get() : NULL;
+	for (;;) {
+		pc = s->regs.r[KUW_REG_PC];
+		if (self && !kuw_in_self(pc)) {
+			self = false;
+			if (s->src != src) {
+				/* the look-ahead was of the other source */
+				s->src = src;
+				s->ahead_ok = false;
+			}
+		}
+		if (!self && (!ff || (kuw_on(&s->stack, ff, 8) &&
+				      s->regs.r[KUW_REG_SP] > ff)))
+			break;
+		if (s->nframes >= KUNWIND_MAX_FRAMES) {
+			ret = -KUW_E_LIMIT;
+			break;
+		}
+		if (mine && !s->sp_guess) {
+			kuw_ahead_here(s, seq, rc);
+			if (kuw_step_common(s, NULL, 1, seq, rc))
+				continue;
+		}
+		s->nframes++;
+		ret = kuw_step_frame_any(s, seq, rc);
+		if (ret)
+			break;
+	}
+	kuw_rc_put(rc);
+	rcu_read_unlock();
+	preempt_enable();
+	raw_cpu_add(kuw_counters.frames, s->nframes);
+	s->src = src;
+	return ret;
+}
+
 /**
  * __kunwind_start() - begin an unwind, choosing the table source
  * @state: the unwind to set up
@@ -767,11 +933,22 @@ static int kuw_start_regs(struct kunwind_state *state, struct pt_regs *regs)
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		     struct pt_regs *regs, unsigned long *first_frame, u8 src)
 {
+	bool reliable, self;
 	int ret;
-	bool reliable;
 
-	memset(state, 0, sizeof(*state));
 	task = task ? task : current;
+	/*
+	 * Everything zero but the register values, which mean nothing until
+	 * regs.valid says so (the engine and the arch read none else): the
+	 * start fills those it knows.
+	 */
+	BUILD_BUG_ON(offsetof(struct kunwind_state, regs) +
+		     sizeof(state->regs) != offsetof(struct kunwind_state, stack));
+	memset(state, 0, offsetof(struct kunwind_state, regs));
+	state->regs.valid = 0;
+	state->regs.lazy = 0;
+	memset(&state->stack, 0,
+	       sizeof(*state) - offsetof(struct kunwind_state, stack));
 	state->task = task;
 	state->src = src & ~KUNWIND_NO_ORC;
 	state->no_orc = src & KUNWIND_NO_ORC;
@@ -785,23 +962,18 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		return;
 	}
 	/*
-	 * Skip kunwind's own frames (with any table: kunwind.ko has only
-	 * .eh_frame), then up to the requested frame.  Skipped frames are not
-	 * reported, so how they were stepped does not make the trace
-	 * unreliable.
+	 * Skip kunwind's own frames, then up to the requested frame.  Skipped
+	 * frames are not reported, so how they were stepped does not make the
+	 * trace unreliable.
 	 */
 	reliable = state->reliable;
-	if (!regs && task == current) {
-		state->src = KUNWIND_SRC_ANY;
-		while (!ret && kuw_in_self(state->regs.r[KUW_REG_PC]))
-			ret = kunwind_next_frame(state) ? 0 : 1;
-		state->src = src & ~KUNWIND_NO_ORC;
-	}
-	while (!ret && first_frame &&
-	       (!kuw_on(&state->stack, (unsigned long)first_frame, 8) ||
-		state->regs.r[KUW_REG_SP] <= (unsigned long)first_frame))
-		ret = kunwind_next_frame(state) ? 0 : 1;
-	if (!ret) {
+	self = !regs && task == current;
+	if (self || first_frame)
+		ret = kuw_skip(state, self, (unsigned long)first_frame,
+			       src & ~KUNWIND_NO_ORC);
+	if (ret) {
+		kuw_stop(state, ret);
+	} else {
 		state->reliable = reliable;
 		state->how = KUNWIND_FRAME_START;
 	}

@@ -116,6 +116,11 @@ struct kunwind_stack {
  *
  * @table and @rule stay valid only while the caller is in an RCU read-side
  * section (or has preemption disabled) around the calls.
+ *
+ * __kunwind_start() sets every field (a register value means something
+ * only where @regs.valid has its bit): a state on the stack may be
+ * declared __uninitialized, so that a kernel built with
+ * CONFIG_INIT_STACK_ALL_ZERO does not clear it before each walk.
  */
 struct kunwind_state {
 	struct task_struct *task;

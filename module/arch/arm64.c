@@ -201,36 +201,6 @@ void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p)
 	r->lazy = 0;
 }
 
-#define KUW_A64_CALLEE_SAVED	(GENMASK_ULL(30, 19) | BIT_ULL(KUW_A64_SP) | \
-				 BIT_ULL(KUW_A64_PC))
-
-/**
- * kuw_arch_capture() - the registers of the current context
- * @r: filled with pc, sp, x29, x30 and x19-x28
- *
- * The registers of this very function at the instruction the asm stands
- * at; its own CFI row (kunwind.ko is built with unwind tables) describes
- * that point.
- */
-noinline void kuw_arch_capture(struct kuw_regs *r)
-{
-	/* r->r[n] is at byte 8 * n: x19 152, x29 232, sp 248, pc 256 */
-	asm volatile("adr x9, .\n\t"
-		     "str x9, [%0, #256]\n\t"
-		     "mov x9, sp\n\t"
-		     "str x9, [%0, #248]\n\t"
-		     "stp x29, x30, [%0, #232]\n\t"
-		     "stp x19, x20, [%0, #152]\n\t"
-		     "stp x21, x22, [%0, #168]\n\t"
-		     "stp x23, x24, [%0, #184]\n\t"
-		     "stp x25, x26, [%0, #200]\n\t"
-		     "stp x27, x28, [%0, #216]\n\t"
-		     : : "r" (r->r) : "x9", "memory");
-	BUILD_BUG_ON(KUW_A64_PC != 32 || KUW_A64_SP != 31);
-	r->valid = KUW_A64_CALLEE_SAVED;
-	r->lazy = 0;
-}
-
 /**
  * kuw_arch_task_regs() - where a sleeping task stands
  * @task: a task that is not running

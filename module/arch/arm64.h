@@ -45,6 +45,38 @@
 #error "kunwind: no ptrauth_strip_kernel_insn_pac() (probes ptrauth_strip_*)"
 #endif
 
+#define KUW_A64_CALLEE_SAVED	(GENMASK_ULL(30, 19) | BIT_ULL(KUW_A64_SP) | \
+				 BIT_ULL(KUW_A64_PC))
+
+/**
+ * kuw_arch_capture() - the registers of the current context
+ * @r: filled with pc, sp, x29, x30 and x19-x28
+ *
+ * The registers of the function this is inlined into, at the instruction
+ * the asm stands at (its pc, not a return address); the function's own
+ * CFI row there (kunwind.ko is built with asynchronous unwind tables)
+ * steps to its caller.  Inline, so that no frame of a leaf without a
+ * frame record of its own has to be stepped first.
+ */
+static __always_inline void kuw_arch_capture(struct kuw_regs *r)
+{
+	/* r->r[n] is at byte 8 * n: x19 152, x29 232, sp 248, pc 256 */
+	asm volatile("adr x9, .\n\t"
+		     "str x9, [%0, #256]\n\t"
+		     "mov x9, sp\n\t"
+		     "str x9, [%0, #248]\n\t"
+		     "stp x29, x30, [%0, #232]\n\t"
+		     "stp x19, x20, [%0, #152]\n\t"
+		     "stp x21, x22, [%0, #168]\n\t"
+		     "stp x23, x24, [%0, #184]\n\t"
+		     "stp x25, x26, [%0, #200]\n\t"
+		     "stp x27, x28, [%0, #216]\n\t"
+		     : : "r" (r->r) : "x9", "memory");
+	BUILD_BUG_ON(KUW_A64_PC != 32 || KUW_A64_SP != 31);
+	r->valid = KUW_A64_CALLEE_SAVED;
+	r->lazy = 0;
+}
+
 /*
  * arm64's IRQ stack switch (call_on_irq_stack) leaves a frame record on
  * the task stack; it is crossed by the boundary step, not here.

@@ -226,38 +226,6 @@ void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p)
 }
 
 /* Callee-saved registers: what a capture or a switch frame gives. */
-#define KUW_X86_CALLEE_SAVED	(BIT_ULL(KUW_X86_RA) | BIT_ULL(KUW_X86_RSP) | \
-				 BIT_ULL(KUW_X86_RBP) | BIT_ULL(KUW_X86_RBX) | \
-				 GENMASK_ULL(15, 12))
-
-/**
- * kuw_arch_capture() - the registers of the current context
- * @r: filled with pc, sp and the callee-saved registers
- *
- * The registers of this very function at the instruction the asm stands
- * at; its own CFI row (kunwind.ko is built with unwind tables) describes
- * that point.  Callee-saved registers are what they are there.
- */
-noinline void kuw_arch_capture(struct kuw_regs *r)
-{
-	asm volatile("leaq (%%rip), %%rax\n\t"
-		     "movq %%rax, %0\n\t"
-		     "movq %%rsp, %1\n\t"
-		     "movq %%rbp, %2\n\t"
-		     "movq %%rbx, %3\n\t"
-		     "movq %%r12, %4\n\t"
-		     "movq %%r13, %5\n\t"
-		     "movq %%r14, %6\n\t"
-		     "movq %%r15, %7\n\t"
-		     : "=m" (r->r[KUW_X86_RA]), "=m" (r->r[KUW_X86_RSP]),
-		       "=m" (r->r[KUW_X86_RBP]), "=m" (r->r[KUW_X86_RBX]),
-		       "=m" (r->r[12]), "=m" (r->r[13]), "=m" (r->r[14]),
-		       "=m" (r->r[15])
-		     : : "rax", "memory");
-	r->valid = KUW_X86_CALLEE_SAVED;
-	r->lazy = 0;
-}
-
 /**
  * kuw_arch_task_regs() - where a sleeping task stands
  * @task: a task that is not running

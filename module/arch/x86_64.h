@@ -17,6 +17,39 @@
 /* A call pushes the return address: every caller's sp is above its callee's. */
 #define KUW_ARCH_SP_MAY_STAY	0
 
+#define KUW_X86_CALLEE_SAVED	(BIT_ULL(KUW_X86_RA) | BIT_ULL(KUW_X86_RSP) | \
+				 BIT_ULL(KUW_X86_RBP) | BIT_ULL(KUW_X86_RBX) | \
+				 GENMASK_ULL(15, 12))
+
+/**
+ * kuw_arch_capture() - the registers of the current context
+ * @r: filled with pc, sp and the callee-saved registers
+ *
+ * The registers of the function this is inlined into, at the instruction
+ * the asm stands at (its pc, not a return address); the function's own
+ * CFI row there (kunwind.ko is built with asynchronous unwind tables)
+ * steps to its caller.  Callee-saved registers are what they are there.
+ */
+static __always_inline void kuw_arch_capture(struct kuw_regs *r)
+{
+	asm volatile("leaq (%%rip), %%rax\n\t"
+		     "movq %%rax, %0\n\t"
+		     "movq %%rsp, %1\n\t"
+		     "movq %%rbp, %2\n\t"
+		     "movq %%rbx, %3\n\t"
+		     "movq %%r12, %4\n\t"
+		     "movq %%r13, %5\n\t"
+		     "movq %%r14, %6\n\t"
+		     "movq %%r15, %7\n\t"
+		     : "=m" (r->r[KUW_X86_RA]), "=m" (r->r[KUW_X86_RSP]),
+		       "=m" (r->r[KUW_X86_RBP]), "=m" (r->r[KUW_X86_RBX]),
+		       "=m" (r->r[12]), "=m" (r->r[13]), "=m" (r->r[14]),
+		       "=m" (r->r[15])
+		     : : "rax", "memory");
+	r->valid = KUW_X86_CALLEE_SAVED;
+	r->lazy = 0;
+}
+
 /*
  * call_on_irqstack() stores the task's sp in the IRQ stack's top word and
  * calls the handler with sp right below it: a caller whose sp is that word

@@ -125,6 +125,33 @@ static kuw_always_inline u64 kuw_fast_ra(u8 arch, const struct kuw_rule *rule,
 }
 
 /**
+ * kuw_fast_slots() - where a KUW_RF_FAST rule saved the registers
+ * @rule: the rule
+ * @n: how many of its entries to record (see kuw_fast_commit())
+ * @r: the register values, each entry's register set to its slot
+ * @cfa: the CFA
+ *
+ * Return: the mask of the registers set (their values are now lazy).
+ */
+static kuw_always_inline u64 kuw_fast_slots(const struct kuw_rule *rule,
+					    u32 n, u64 *r, u64 cfa)
+{
+	const struct kuw_reg_rule *rr = rule->regs, *end = rr + n;
+	u64 slots = 0;
+	s64 off;
+	u8 reg;
+
+	/* each entry read once: the stores to r[] may alias the rule */
+	for (; rr < end; rr++) {
+		reg = rr->reg;
+		off = rr->off;
+		r[reg] = cfa + off;
+		slots |= 1ULL << reg;
+	}
+	return slots;
+}
+
+/**
  * kuw_fast_commit() - second half of the one-pass step: the caller's registers
  * @arch: enum kuw_arch
  * @rule: the rule, CFA = register + offset, every entry "saved at CFA + N"
@@ -140,16 +167,10 @@ static kuw_always_inline void kuw_fast_commit(u8 arch,
 					      u64 cfa, u64 ra)
 {
 	const struct kuw_arch_info *ai = kuw_arch(arch);
-	u64 bit, slots = 0;
-	u32 i;
+	u64 bit, slots;
 
 	/* the mask in a local: stores to r[] may alias regs->valid else */
-	for (i = 0; i < n; i++) {
-		const struct kuw_reg_rule *rr = &rule->regs[i];
-
-		regs->r[rr->reg] = cfa + (s64)rr->off;
-		slots |= 1ULL << rr->reg;
-	}
+	slots = kuw_fast_slots(rule, n, regs->r, cfa);
 	regs->r[ai->ra] = ra;
 	regs->r[ai->sp] = cfa;
 	regs->r[ai->pc] = ra;

@@ -452,7 +452,6 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 	bool bp_ok = (s->regs.valid & ~s->regs.lazy) & (1ULL << KUW_REG_FP);
 	bool signal = s->signal;
 	bool sp_guess = s->sp_guess;
-	u64 look = signal ? pc : pc - 1;
 	struct kunwind_stack si;
 	unsigned long mask;
 	bool moved = false;

@@ -61,6 +61,54 @@ static noinline void kt_unwind(struct kt_trace *t, struct task_struct *task,
 	barrier();
 }
 
+/*
+ * The walk of kt_unwind() through the batch API, kunwind_next_frames(), in
+ * batches of varied sizes: the same frames, stop reason and reliability
+ * (kt_expect_batch()), though it keeps fewer registers.  Its first frame
+ * is kt_unwind_batch itself.
+ */
+static noinline void kt_unwind_batch(struct kt_trace *t,
+				     struct task_struct *task,
+				     struct pt_regs *regs, u8 src)
+{
+	static const unsigned int sizes[] = { 1, 3, 2, 16, 5 };
+	struct kunwind_state st;
+	unsigned int i = 0, n;
+
+	t->n = 0;
+	__kunwind_start(&st, task, regs, NULL, src);
+	if (!kunwind_done(&st))
+		t->pc[t->n++] = kunwind_get_return_address(&st);
+	while (!kunwind_done(&st) && t->n < KT_MAX) {
+		n = min_t(unsigned int, sizes[i++ % ARRAY_SIZE(sizes)],
+			  KT_MAX - t->n);
+		t->n += kunwind_next_frames(&st, t->pc + t->n, n);
+	}
+	t->err = kunwind_stop_reason(&st);
+	t->reliable = kunwind_reliable(&st);
+	barrier();
+}
+
+/*
+ * @b, kt_unwind_batch()'s, is @t, kt_unwind()'s, from frame @from on
+ * (from the current context, frame 0 is the walker and frame 1 its call
+ * site in the caller; from a task or regs, the frames are the same from 0)
+ */
+static void kt_expect_batch(struct kunit *test, const struct kt_trace *t,
+			    const struct kt_trace *b, unsigned int from)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, b->n, t->n);
+	for (i = from; i < min(b->n, t->n); i++)
+		KUNIT_EXPECT_EQ_MSG(test, b->pc[i], t->pc[i],
+				    "frame %u: batch %pS, one by one %pS", i,
+				    (void *)b->pc[i], (void *)t->pc[i]);
+	KUNIT_EXPECT_EQ_MSG(test, b->err, t->err, "batch stopped: %s",
+			    kunwind_strerror(b->err));
+	KUNIT_EXPECT_EQ(test, b->reliable, t->reliable);
+}
+
 /* Is @pc in the function called @name (of any module or vmlinux)? */
 static bool kt_is(unsigned long pc, const char *name)
 {
@@ -85,6 +133,7 @@ static void kt_dump(struct kunit *test, const char *what,
 struct kt_leaf {
 	u8 src;
 	struct kt_trace ours;
+	struct kt_trace batch;	/* kt_unwind_batch() */
 	unsigned long ref[KT_MAX];
 	unsigned int nref;
 };
@@ -94,6 +143,7 @@ static noinline int kt_leaf(struct kuw_chain *c)
 	struct kt_leaf *l = c->priv;
 
 	kt_unwind(&l->ours, NULL, NULL, l->src);
+	kt_unwind_batch(&l->batch, NULL, NULL, l->src);
 	l->nref = stack_trace_save(l->ref, KT_MAX, 0);
 	barrier();
 	return 0;
@@ -208,6 +258,7 @@ static noinline __noclone void kt_chain_case(struct kunit *test, u8 src,
 				   (void *)l->ours.pc[i], l->ours.how[i]);
 	if (!sig)
 		kt_expect_ref(test, l, false);
+	kt_expect_batch(test, &l->ours, &l->batch, 2);
 }
 
 static void kt_chain_eh_frame(struct kunit *test)
@@ -253,6 +304,7 @@ static void kt_sleeping_task(struct kunit *test)
 {
 	struct kuw_chain_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct kt_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct kt_trace *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	unsigned long *ref = kunit_kcalloc(test, KT_MAX, sizeof(long),
 					   GFP_KERNEL);
 	struct task_struct *task;
@@ -261,6 +313,7 @@ static void kt_sleeping_task(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, ref);
 	init_completion(&s->ready);
 	init_completion(&s->go);
@@ -275,6 +328,7 @@ static void kt_sleeping_task(struct kunit *test)
 		usleep_range(100, 200);
 	}
 	kt_unwind(t, task, NULL, KUNWIND_SRC_ANY);
+	kt_unwind_batch(b, task, NULL, KUNWIND_SRC_ANY);
 	n = kt_ref_walk(task, NULL, ref, KT_MAX);
 	complete(&s->go);
 	kthread_stop(task);
@@ -296,6 +350,7 @@ static void kt_sleeping_task(struct kunit *test)
 					      kuw_chain_frames_plain[i]));
 	if (t->n != n)
 		kt_dump(test, "kunwind", t->pc, t->n), kt_dump(test, "kernel", ref, n);
+	kt_expect_batch(test, t, b, 0);
 }
 
 static int kt_never_fn(void *arg)
@@ -348,6 +403,7 @@ static enum hrtimer_restart kt_irq_fn(struct hrtimer *h)
 	struct kt_irq *k = container_of(h, struct kt_irq, timer);
 
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
+	kt_unwind_batch(&k->l.batch, NULL, NULL, KUNWIND_SRC_ANY);
 	k->l.nref = stack_trace_save(k->l.ref, KT_MAX, 0);
 	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
@@ -405,6 +461,7 @@ static void kt_irq_context(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, k->l.ours.reliable);
 	KUNIT_EXPECT_EQ_MSG(test, k->l.ours.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(k->l.ours.err));
+	kt_expect_batch(test, &k->l.ours, &k->l.batch, 2);
 }
 
 /* ---- from an NMI, across the NMI entry (its own stack) into the chain ---- */
@@ -419,6 +476,7 @@ static int kt_nmi_fn(unsigned int type, struct pt_regs *regs)
 	if (!k || smp_load_acquire(&k->done))
 		return KT_NMI_DONE;
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
+	kt_unwind_batch(&k->l.batch, NULL, NULL, KUNWIND_SRC_ANY);
 	k->l.nref = stack_trace_save(k->l.ref, KT_MAX, 0);
 	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
@@ -464,6 +522,7 @@ static void kt_nmi_context(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, k->l.ours.reliable);
 	KUNIT_EXPECT_EQ_MSG(test, k->l.ours.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(k->l.ours.err));
+	kt_expect_batch(test, &k->l.ours, &k->l.batch, 2);
 }
 
 /* ---- from a pt_regs, as the oops hook starts: same frames as the kernel's ---- */
@@ -472,6 +531,7 @@ struct kt_regs_out {
 	struct pt_regs regs;
 	u8 src;
 	struct kt_trace ours;
+	struct kt_trace batch;	/* kt_unwind_batch() */
 	unsigned long ref[KT_MAX];
 	unsigned int nref;
 };
@@ -484,6 +544,7 @@ static noinline int kt_regs_leaf(struct kuw_chain *c)
 	/* the registers of this function here, as an exception saves them */
 	KT_CAPTURE_REGS(r);
 	kt_unwind(&o->ours, current, r, o->src);
+	kt_unwind_batch(&o->batch, current, r, o->src);
 	o->nref = kt_ref_walk(current, r, o->ref, KT_MAX);
 	barrier();
 	return 0;
@@ -517,6 +578,8 @@ static void kt_regs_case(struct kunit *test, u8 src)
 	KUNIT_EXPECT_EQ_MSG(test, o->ours.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(o->ours.err));
 	kt_expect_reliable(test, &o->ours, src);
+	KUNIT_EXPECT_EQ(test, o->batch.pc[0], instruction_pointer(&o->regs));
+	kt_expect_batch(test, &o->ours, &o->batch, 0);
 	if (same != o->nref || o->ours.n != o->nref + 1) {
 		kt_dump(test, "kunwind", o->ours.pc, o->ours.n);
 		kt_dump(test, "kernel", o->ref, o->nref);
@@ -773,12 +836,14 @@ static void kt_garbage_stack(struct kunit *test)
 		(unsigned long)kuw_chain_f7,
 	};
 	struct kt_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct kt_trace *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	struct pt_regs *regsp = kunit_kzalloc(test, sizeof(*regsp), GFP_KERNEL);
 	unsigned long garbage[32];
 	struct rnd_state rnd;
 	unsigned int i, j, stopped_bad = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, regsp);
 	prandom_seed_state(&rnd, 42);
 	for (i = 0; i < 200; i++) {
@@ -797,6 +862,10 @@ static void kt_garbage_stack(struct kunit *test)
 		kt_set_regs(regsp, fns[i % ARRAY_SIZE(fns)] + (i * 7) % 48,
 			    (unsigned long)&garbage[i % 8], garbage[(i + 3) % 32]);
 		kt_unwind(t, current, regsp, KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+		/* the garbage is read again: same stack, same walk */
+		kt_unwind_batch(b, current, regsp,
+				KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+		kt_expect_batch(test, t, b, 0);
 		KUNIT_EXPECT_NE(test, t->err, 0);
 		KUNIT_EXPECT_LE(test, t->n, (unsigned int)KUNWIND_MAX_FRAMES + 1);
 		if (t->err != -KUW_E_END)

@@ -197,6 +197,8 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 
 /* unwind.c */
 void kuw_unwind_init(void);
+void kuw_start_lean(struct kunwind_state *state, struct task_struct *task,
+		    struct pt_regs *regs, unsigned long *first_frame, u8 src);
 void kuw_unwind_exit(void);
 const char *kuw_how_name(u8 how);
 

@@ -239,7 +239,7 @@ static noinline unsigned int kuw_stack_trace_save(unsigned long *store,
 	bool ok;
 
 	/* the first frame outside kunwind is the caller's */
-	kunwind_start(&st, current, NULL, NULL);
+	kuw_start_lean(&st, current, NULL, NULL, KUNWIND_SRC_ANY);
 	ok = kuw_sink_walk(&st, &k, &last);
 	if (!ok)
 		kuw_sink_fallback(&k, last, skipnr, current, NULL);
@@ -271,7 +271,7 @@ static noinline unsigned int kuw_stack_trace_save_tsk(struct task_struct *tsk,
 
 	if (!try_get_task_stack(tsk))
 		return 0;
-	kunwind_start(&st, tsk, NULL, NULL);
+	kuw_start_lean(&st, tsk, NULL, NULL, KUNWIND_SRC_ANY);
 	ok = kuw_sink_walk(&st, &k, &last);
 	if (!ok)
 		kuw_sink_fallback(&k, last, skipnr, tsk, NULL);
@@ -343,7 +343,7 @@ static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
 
 	if (!try_get_task_stack(tsk))
 		return 0;
-	kunwind_start(&st, tsk, NULL, NULL);
+	kuw_start_lean(&st, tsk, NULL, NULL, KUNWIND_SRC_ANY);
 	ok = kuw_sink_walk(&st, &k, &last);
 	/* kernel/stacktrace.c: a full buffer is an unreliable answer too */
 	if (ok && k.len >= k.size)

@@ -198,6 +198,17 @@ int kuw_check_stack(struct kunwind_state *s, u64 old_pc, u64 old_sp,
 }
 
 /*
+ * The registers a walk that only wants the pcs keeps (kunwind_next_frames()):
+ * what common steps need (a CFA is sp- or frame-pointer-based in kernel
+ * code) and what the arch's boundary steps read.  The others' slots are
+ * not worth computing for a trace: they become unknown, and a rule that
+ * needs one fails like a rule whose register was never known.
+ */
+#define KUW_LEAN_REGS	(BIT_ULL(KUW_REG_PC) | BIT_ULL(KUW_REG_SP) | \
+			 BIT_ULL(KUW_REG_FP) | \
+			 BIT_ULL(kuw_arch(KUW_ARCH_THIS)->ra))
+
+/*
  * The row cache: per CPU, the look-ups of the walk by look-up address,
  * two-way set-associative (128 sets, 12 KiB a CPU; a walk's 20-60
  * addresses would often share a slot of a direct-mapped one, and then
@@ -557,15 +568,19 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
  * the trampolines and the text range that held the last look-up address.
  * s->ahead_ok, s->ahead_seq and s->sp_guess stay as they are.
  *
+ * With @lean, only the registers in KUW_LEAN_REGS are kept (the others
+ * become unknown): no slot is computed but the frame pointer's.
+ *
  * Return: the frames stepped (their pcs in @pcs, unless NULL); fewer than
  * @lim when the next frame is not a common one, with nothing of it
  * changed.
  */
-static noinline unsigned int kuw_step_common(struct kunwind_state *s,
-					     unsigned long *pcs,
-					     unsigned int lim,
-					     unsigned int seq,
-					     struct kuw_rcache *rc)
+static __always_inline unsigned int __kuw_step_common(struct kunwind_state *s,
+						      unsigned long *pcs,
+						      unsigned int lim,
+						      unsigned int seq,
+						      struct kuw_rcache *rc,
+						      const bool lean)
 {
 	struct kuw_regs *regs = &s->regs;
 	const struct kunwind_stack st = s->stack;
@@ -581,6 +596,7 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 	const u64 gen = kuw_rc_gen(seq, s->src);
 	unsigned int n = 0;
 	const struct kuw_entry *ne;
+	const struct kuw_reg_rule *rr;
 	u64 base, cfa, slot, ra, pc, link, bit, nlook;
 	/* regs->valid and ->lazy, written back when the run ends */
 	u64 valid = regs->valid, lazy = regs->lazy;
@@ -643,7 +659,19 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 			lazy &= ~bit;
 		}
 		/* kuw_fast_commit(), on the locals */
-		bit = kuw_fast_slots(r, r->nregs - 1, regs->r, cfa);
+		if (lean) {
+			/* the frame pointer's slot only: KUW_LEAN_REGS */
+			rr = kuw_fast_find(r, r->nregs - 1, KUW_REG_FP);
+			bit = 0;
+			if (rr) {
+				regs->r[KUW_REG_FP] = cfa + (s64)rr->off;
+				bit = BIT_ULL(KUW_REG_FP);
+			}
+			valid &= KUW_LEAN_REGS;
+			lazy &= KUW_LEAN_REGS;
+		} else {
+			bit = kuw_fast_slots(r, r->nregs - 1, regs->r, cfa);
+		}
 		regs->r[kuw_arch(KUW_ARCH_THIS)->ra] = ra;
 		regs->r[KUW_REG_SP] = cfa;
 		regs->r[KUW_REG_PC] = pc;
@@ -680,6 +708,26 @@ static noinline unsigned int kuw_step_common(struct kunwind_state *s,
 	return n;
 }
 
+/* Every register tracked: what kunwind_next_frame() steps. */
+static noinline unsigned int kuw_step_common(struct kunwind_state *s,
+					     unsigned long *pcs,
+					     unsigned int lim,
+					     unsigned int seq,
+					     struct kuw_rcache *rc)
+{
+	return __kuw_step_common(s, pcs, lim, seq, rc, false);
+}
+
+/* Only KUW_LEAN_REGS tracked: what kunwind_next_frames() steps. */
+static noinline unsigned int kuw_step_lean(struct kunwind_state *s,
+					   unsigned long *pcs,
+					   unsigned int lim,
+					   unsigned int seq,
+					   struct kuw_rcache *rc)
+{
+	return __kuw_step_common(s, pcs, lim, seq, rc, true);
+}
+
 /*
  * Up to @max frames, each reached frame's pc into @pcs: the steps of
  * kunwind_next_frame(), in one preemption-disabled RCU read-side section.
@@ -695,7 +743,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 						    unsigned long *pcs,
 						    unsigned int max)
 {
-	unsigned int n = 0, nfast = 0, k, seq;
+	unsigned int n = 0, nfast = 0, k, lim, seq;
 	struct kuw_rcache *rc;
 	u32 n0 = s->nframes;
 	bool mine = s->task == current;
@@ -717,10 +765,10 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 		}
 		if (mine && !s->sp_guess) {
 			kuw_ahead_here(s, seq, rc);
-			k = kuw_step_common(s, pcs ? pcs + n : NULL,
-					    min_t(unsigned int, max - n,
-						  KUNWIND_MAX_FRAMES -
-						  s->nframes), seq, rc);
+			lim = min_t(unsigned int, max - n,
+				    KUNWIND_MAX_FRAMES - s->nframes);
+			k = pcs ? kuw_step_lean(s, pcs + n, lim, seq, rc) :
+				  kuw_step_common(s, NULL, lim, seq, rc);
 			n += k;
 			nfast += k;
 			/* the end of the batch, or of KUNWIND_MAX_FRAMES */
@@ -771,9 +819,11 @@ EXPORT_SYMBOL_GPL(kunwind_next_frame);
  *	 the frame), @max entries
  * @max: frames to move at most
  *
- * The same as calling kunwind_next_frame() up to @max times and storing
- * kunwind_get_return_address() after each call that returned true, at
- * less cost per frame (one call, one RCU read-side section): what a
+ * The same frames as calling kunwind_next_frame() up to @max times and
+ * storing kunwind_get_return_address() after each call that returned
+ * true, at less cost per frame (one call, one RCU read-side section, and
+ * only the registers a walk needs tracked: pc, sp, frame pointer and
+ * return address; the others become unknown in @state->regs): what a
  * stack_trace_save()-like walk wants.  The pc of the frame the unwind is
  * at before the call is not stored; the state is left at the last frame
  * stored (or done, kunwind_error() saying why).
@@ -863,7 +913,7 @@ static __always_inline int kuw_start_regs(struct kunwind_state *state, struct pt
  * Return: 0, or the reason the walk stopped.
  */
 static noinline int kuw_skip(struct kunwind_state *s, bool self,
-			     unsigned long ff, u8 src)
+			     unsigned long ff, u8 src, bool lean)
 {
 	bool mine = s->task == current;
 	struct kuw_rcache *rc;
@@ -897,7 +947,8 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 		}
 		if (mine && !s->sp_guess) {
 			kuw_ahead_here(s, seq, rc);
-			if (kuw_step_common(s, NULL, 1, seq, rc))
+			if (lean ? kuw_step_lean(s, NULL, 1, seq, rc) :
+				   kuw_step_common(s, NULL, 1, seq, rc))
 				continue;
 		}
 		s->nframes++;
@@ -913,24 +964,16 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 	return ret;
 }
 
-/**
- * __kunwind_start() - begin an unwind, choosing the table source
- * @state: the unwind to set up
- * @task: task whose stack to walk (NULL: current)
- * @regs: start from these registers (oops, kprobe), or NULL
- * @first_frame: skip frames whose sp is at or below this stack address
- *		 (NULL: report from the first frame)
- * @src: KUNWIND_SRC_ANY or one enum kuw_src (KUW_SRC_EH_FRAME, ...),
- *	 optionally OR'ed with KUNWIND_NO_ORC
- *
- * With @regs, the first frame is the pc of @regs itself.  For current without
- * @regs, the first frame is the caller of kunwind_start() (frames of
- * kunwind itself are skipped).  A sleeping task starts at the return
- * address its context switch saved; a task running on another CPU is
- * refused (kunwind_error() -EBUSY).
+/*
+ * The start, inline in its two entry points (the current context is
+ * captured in the entry point itself).  @lean: the skipped frames are
+ * stepped keeping only KUW_LEAN_REGS, see kuw_start_lean().
  */
-void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
-		     struct pt_regs *regs, unsigned long *first_frame, u8 src)
+static __always_inline void __kuw_start(struct kunwind_state *state,
+					struct task_struct *task,
+					struct pt_regs *regs,
+					unsigned long *first_frame, u8 src,
+					bool lean)
 {
 	bool reliable, self;
 	int ret;
@@ -969,7 +1012,7 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	self = !regs && task == current;
 	if (self || first_frame)
 		ret = kuw_skip(state, self, (unsigned long)first_frame,
-			       src & ~KUNWIND_NO_ORC);
+			       src & ~KUNWIND_NO_ORC, lean);
 	if (ret) {
 		kuw_stop(state, ret);
 	} else {
@@ -978,7 +1021,49 @@ void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 	}
 	state->nframes = 0;
 }
+
+/**
+ * __kunwind_start() - begin an unwind, choosing the table source
+ * @state: the unwind to set up
+ * @task: task whose stack to walk (NULL: current)
+ * @regs: start from these registers (oops, kprobe), or NULL
+ * @first_frame: skip frames whose sp is at or below this stack address
+ *		 (NULL: report from the first frame)
+ * @src: KUNWIND_SRC_ANY or one enum kuw_src (KUW_SRC_EH_FRAME, ...),
+ *	 optionally OR'ed with KUNWIND_NO_ORC
+ *
+ * With @regs, the first frame is the pc of @regs itself.  For current without
+ * @regs, the first frame is the caller of kunwind_start() (frames of
+ * kunwind itself are skipped).  A sleeping task starts at the return
+ * address its context switch saved; a task running on another CPU is
+ * refused (kunwind_error() -EBUSY).
+ */
+void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
+		     struct pt_regs *regs, unsigned long *first_frame, u8 src)
+{
+	__kuw_start(state, task, regs, first_frame, src, false);
+}
 EXPORT_SYMBOL_GPL(__kunwind_start);
+
+/**
+ * kuw_start_lean() - __kunwind_start() for a walk that wants only the pcs
+ * @state: the unwind to set up
+ * @task: task whose stack to walk (NULL: current)
+ * @regs: start from these registers, or NULL
+ * @first_frame: see __kunwind_start()
+ * @src: see __kunwind_start()
+ *
+ * kunwind's own frames (and those up to @first_frame) are stepped as
+ * kunwind_next_frames() steps: only pc, sp, frame pointer and return
+ * address are kept, so registers the first frame's caller saved are not
+ * known.  For kunwind's stack_trace_save() and the like, which go on with
+ * kunwind_next_frames() anyway.
+ */
+void kuw_start_lean(struct kunwind_state *state, struct task_struct *task,
+		    struct pt_regs *regs, unsigned long *first_frame, u8 src)
+{
+	__kuw_start(state, task, regs, first_frame, src, true);
+}
 
 /**
  * kunwind_start() - begin an unwind

@@ -77,8 +77,10 @@ struct kunwind_stack {
 /**
  * struct kunwind_state - one unwind in progress
  * @task: the task whose stack is walked
- * @regs: registers of the current frame (DWARF numbering); the pc is
- *	  kunwind_get_return_address()
+ * @regs: registers of the current frame (DWARF numbering), those known
+ *	  (@regs.valid); the pc is kunwind_get_return_address().
+ *	  kunwind_next_frame() tracks every register a row restores;
+ *	  kunwind_next_frames() only pc, sp, frame pointer and return address
  * @stack: the stack the current frame's sp is on
  * @stack_mask: stacks entered so far (a stack is never re-entered)
  * @table: after kunwind_next_frame(): the table whose row was used to

@@ -152,6 +152,30 @@ static kuw_always_inline u64 kuw_fast_slots(const struct kuw_rule *rule,
 }
 
 /**
+ * kuw_fast_find() - the entry of one register in a KUW_RF_FAST rule
+ * @rule: the rule (entries sorted by register number)
+ * @n: entries to search, from the first
+ * @reg: the register
+ *
+ * From the last entry back: the frame pointer is near the end on both
+ * arches (AArch64: x29 right before x30; x86-64: rbp, then r12-r15).
+ *
+ * Return: the entry, or NULL when the rule does not save @reg.
+ */
+static kuw_always_inline const struct kuw_reg_rule *
+kuw_fast_find(const struct kuw_rule *rule, u32 n, u8 reg)
+{
+	const struct kuw_reg_rule *rr = rule->regs + n;
+
+	while (rr > rule->regs) {
+		rr--;
+		if (rr->reg <= reg)
+			return rr->reg == reg ? rr : NULL;
+	}
+	return NULL;
+}
+
+/**
  * kuw_fast_commit() - second half of the one-pass step: the caller's registers
  * @arch: enum kuw_arch
  * @rule: the rule, CFA = register + offset, every entry "saved at CFA + N"

@@ -47,6 +47,7 @@
 #include "chain.c"
 
 #define CS_MAX	64
+#define CS_SHORT	3	/* a short perf entry: cs_perf_short() */
 
 static bool cs_is(unsigned long pc, const char *name)
 {
@@ -256,9 +257,38 @@ struct cs_perf {
 	unsigned int first_missed_n;
 	struct perf_callchain_entry e;	/* ip[] follows: buf */
 	u64 buf[CS_MAX];
+	/* a short entry (nr, then CS_SHORT ips), see cs_perf_short() */
+	u64 short_buf[1 + CS_SHORT];
+	unsigned int short_bad;		/* samples where it was wrong */
 };
 
 static unsigned long KUW_FN(perf_callchain_kernel);
+
+/*
+ * perf's entry limits, as perf_callchain_store() keeps them for the
+ * kernel's walk: with max_stack = CS_SHORT the chain is the first
+ * CS_SHORT entries of the whole one (@pcs, @n), and nothing is stored
+ * once the contexts are maxed.  Return: true when so.
+ */
+static bool cs_perf_short(struct cs_perf *p, struct pt_regs *regs,
+			  const unsigned long *pcs, unsigned int n)
+{
+	struct perf_callchain_entry *e = (void *)p->short_buf;
+	struct perf_callchain_entry_ctx ctx = { .entry = e,
+						.max_stack = CS_SHORT };
+	unsigned int want = min_t(unsigned int, n, CS_SHORT);
+
+	e->nr = 0;
+	kuw_call(perf_callchain_kernel, &ctx, regs);
+	if (ctx.nr != want || e->nr != want ||
+	    memcmp(e->ip, pcs, want * sizeof(*pcs)))
+		return false;
+	e->nr = 0;
+	ctx.nr = 0;
+	ctx.contexts_maxed = true;
+	kuw_call(perf_callchain_kernel, &ctx, regs);
+	return !ctx.nr && !e->nr;
+}
 
 /*
  * The overflow handler (hard IRQ, the cpu-clock hrtimer): a sample in the
@@ -283,6 +313,8 @@ static void cs_perf_overflow(struct perf_event *event,
 	p->samples++;
 	p->e.nr = 0;
 	kuw_call(perf_callchain_kernel, &ctx, regs);
+	if (!cs_perf_short(p, regs, pcs, ctx.nr))
+		p->short_bad++;
 	if (ctx.nr && pcs[0] == instruction_pointer(regs) &&
 	    cs_has_chain(pcs, ctx.nr, 1))
 		return;
@@ -319,6 +351,7 @@ static struct perf_event *cs_perf_start(struct kunit *test, struct cs_perf *p,
 	p->leaf = leaf;
 	p->samples = 0;
 	p->missed = 0;
+	p->short_bad = 0;
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
 					      cs_perf_overflow, p);
 	if (IS_ERR(ev)) {
@@ -361,6 +394,8 @@ static void cs_perf_callchain(struct kunit *test)
 	cs_perf_run(test, p);
 	on_s = p->samples;
 	on_m = p->missed;
+	/* the entry's limits, as the kernel's walk keeps them */
+	KUNIT_EXPECT_EQ(test, p->short_bad, 0U);
 	if (on_m)
 		cs_dump(test, "on, missed", p->first_missed,
 			p->first_missed_n);
@@ -374,6 +409,7 @@ static void cs_perf_callchain(struct kunit *test)
 		   on_s ? 100 * on_m / on_s : 0, kuw, calls);
 	KUNIT_EXPECT_GT(test, on_s, 0U);
 	KUNIT_EXPECT_GT(test, p->samples, 0U);
+	KUNIT_EXPECT_EQ(test, p->short_bad, 0U);
 	/* with kunwind, every sample has the leaf's caller */
 	KUNIT_EXPECT_EQ(test, on_m, 0U);
 	KUNIT_EXPECT_GE(test, calls, (unsigned long)on_s);

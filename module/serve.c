@@ -15,8 +15,8 @@
  * pc; at most @size entries, the return value is the number stored;
  * stack_trace_save_tsk_reliable() returns -EINVAL for a stack it cannot
  * vouch for or that does not fit in @size entries, 0 for a task without a
- * stack.  perf_callchain_kernel() stores with perf_callchain_store() until
- * it reports the entry full.
+ * stack.  perf_callchain_kernel() stores as perf_callchain_store() does,
+ * until the entry is full.
  *
  * Who answers (counted per consumer, see kuw_serve_count()):
  *   - kunwind, when its walk reached the end of the stack (a clean end:
@@ -387,12 +387,11 @@ static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
 static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 					       struct pt_regs *regs)
 {
-	unsigned long buf[KUW_SINK_BATCH] __uninitialized;
 	struct kunwind_state st __uninitialized;
+	struct perf_callchain_entry *e = entry->entry;
 	u32 nr = entry->nr;
-	unsigned int i, n;
 	bool ok = false;
-	u32 room;
+	unsigned int n;
 
 	if ((kuw_perf_guest_cbs && READ_ONCE(*(void **)kuw_perf_guest_cbs)) ||
 	    !kuw_arch_perf_full_regs(regs)) {
@@ -403,20 +402,21 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	if (perf_callchain_store(entry, instruction_pointer(regs)))
 		goto out;
 	kunwind_start(&st, current, regs, NULL);
-	if (!kunwind_done(&st))
-		kunwind_next_frame(&st);
-	if (!kunwind_done(&st) &&
-	    perf_callchain_store(entry, kunwind_get_return_address(&st)))
-		goto out;
-	/* the rest in batches, no more than the entry can take */
+	/*
+	 * The callers, in one batch straight into the entry: what
+	 * perf_callchain_store() does for each (room while nr is below
+	 * max_stack and the contexts are not maxed), no further than the
+	 * entry can take (a full entry is an answer, as when
+	 * perf_callchain_store() stops the kernel's walk).
+	 */
+	BUILD_BUG_ON(sizeof(e->ip[0]) != sizeof(unsigned long));
 	while (!kunwind_done(&st)) {
-		room = entry->nr < entry->max_stack ?
-		       entry->max_stack - entry->nr : 1;
-		room = min_t(u32, room, KUW_SINK_BATCH);
-		n = kunwind_next_frames(&st, buf, room);
-		for (i = 0; i < n; i++)
-			if (perf_callchain_store(entry, buf[i]))
-				goto out;
+		if (entry->contexts_maxed || entry->nr >= entry->max_stack)
+			goto out;
+		n = kunwind_next_frames(&st, (unsigned long *)&e->ip[e->nr],
+					entry->max_stack - entry->nr);
+		e->nr += n;
+		entry->nr += n;
 	}
 	if (kunwind_stop_reason(&st) == -KUW_E_END)
 		goto out;

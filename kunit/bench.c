@@ -56,12 +56,15 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/stacktrace.h>
+#include <asm/irq_regs.h>
 #include "compat.h"
 #include "kunwind.h"
 #include "bench_arch.h"
+#include "kt_lookup.h"
 
 static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
@@ -71,7 +74,7 @@ module_param(iters, uint, 0444);
 MODULE_PARM_DESC(iters, "walks per contender per round");
 static bool consumers;
 module_param(consumers, bool, 0444);
-MODULE_PARM_DESC(consumers, "also time stack_trace_save() with kunwind's consumers switch off and on (patches kernel text: scripts/bench.sh's one-vCPU boots only)");
+MODULE_PARM_DESC(consumers, "also time stack_trace_save() and perf_callchain_kernel() with kunwind's consumers switch off and on (patches kernel text: scripts/bench.sh's one-vCPU boots only)");
 
 #define BENCH_MAX_ROUNDS	1000
 #define BENCH_MAX_FRAMES	160
@@ -114,6 +117,15 @@ struct bench_ctx {
 	 */
 	u64 cons_walk_ns[2][2];
 	unsigned int cons_walk_frames[2][2];
+	/* perf_callchain_kernel() from a hard IRQ: bench_perf_fn() */
+	struct hrtimer perf_timer;
+	struct perf_callchain_entry *perf_entry;
+	bool perf;		/* set while its walks run */
+	int perf_done;
+	u64 perf_ns;		/* their time per walk */
+	unsigned int perf_nr;	/* entries of their last walk */
+	u64 perf_walk_ns[2][2];	/* per depth, switch off and on */
+	unsigned int perf_walk_nr[2][2];
 	u64 *ns;	/* [depth][who][mode][round] */
 	unsigned long buf[B_NWHO][BENCH_MAX_FRAMES];
 };
@@ -267,6 +279,7 @@ static void bench_calibrate(struct bench_ctx *c, unsigned int d)
 }
 
 static noinline int bench_irq_leaf(struct bench_ctx *c);
+static noinline int bench_perf_leaf(struct bench_ctx *c);
 
 static noinline int bench_bottom(struct bench_ctx *c)
 {
@@ -275,6 +288,8 @@ static noinline int bench_bottom(struct bench_ctx *c)
 
 	if (c->irq)
 		return bench_irq_leaf(c);
+	if (c->perf)
+		return bench_perf_leaf(c);
 	if (c->cons) {
 		/* a whole stack_trace_save(), as lockdep or perf take it */
 		t0 = ktime_get_ns();
@@ -650,18 +665,113 @@ static void bench_irq_run(struct bench_ctx *c)
 	kfree(b);
 }
 
+/* ---- perf_callchain_kernel(), the callchain of a perf sample ---- */
+
+#ifdef CONFIG_PERF_EVENTS
+static unsigned long KUW_FN(perf_callchain_kernel);
+
+/*
+ * A timer interrupt over the chain's bottom: the kernel chain of a sample
+ * taken there, iters * rounds times (what perf_callchain() asks of the
+ * arch for each sample), from the interrupt's registers.
+ */
+static enum hrtimer_restart bench_perf_fn(struct hrtimer *t)
+{
+	struct bench_ctx *c = container_of(t, struct bench_ctx, perf_timer);
+	struct perf_callchain_entry_ctx ctx = {
+		.entry = c->perf_entry, .max_stack = BENCH_MAX_FRAMES,
+	};
+	struct pt_regs *regs = get_irq_regs();
+	unsigned int i, n = iters * rounds;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		ctx.nr = 0;
+		c->perf_entry->nr = 0;
+		kuw_call(perf_callchain_kernel, &ctx, regs);
+	}
+	c->perf_ns = div_u64(ktime_get_ns() - t0, n);
+	c->perf_nr = ctx.nr;
+	/* pairs with the acquire in bench_perf_leaf() */
+	smp_store_release(&c->perf_done, 1);
+	return HRTIMER_NORESTART;
+}
+
+static noinline int bench_perf_leaf(struct bench_ctx *c)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	c->perf_done = 0;
+	hrtimer_start(&c->perf_timer, ns_to_ktime(20 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	/* pairs with the release in bench_perf_fn(): its results are stored */
+	while (!smp_load_acquire(&c->perf_done) && time_before(jiffies, end))
+		cpu_relax();
+	hrtimer_cancel(&c->perf_timer);
+	return 0;
+}
+
+/* perf_callchain_kernel() at depth @d, the switch as it is: 0 or -errno */
+static noinline int bench_perf_run(struct bench_ctx *c, unsigned int d)
+{
+	if (!KUW_FN(perf_callchain_kernel))
+		KUW_FN(perf_callchain_kernel) =
+			kt_lookup_name("perf_callchain_kernel");
+	if (!KUW_FN(perf_callchain_kernel))
+		return -ENOENT;
+	if (!c->perf_entry)
+		c->perf_entry = kzalloc(struct_size(c->perf_entry, ip,
+						    BENCH_MAX_FRAMES),
+					GFP_KERNEL);
+	if (!c->perf_entry)
+		return -ENOMEM;
+	kuw_hrtimer_setup(&c->perf_timer, bench_perf_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
+	c->perf = true;
+	c->perf_ns = 0;
+	preempt_disable();	/* the timer fires on this CPU, in the chain */
+	bench_sink += bench_chain(bench_depths[d], c);
+	preempt_enable();
+	c->perf = false;
+	/* pairs with the release in bench_perf_fn() */
+	return smp_load_acquire(&c->perf_done) ? 0 : -ETIMEDOUT;
+}
+#else
+static noinline int bench_perf_leaf(struct bench_ctx *c)
+{
+	return 0;
+}
+
+static int bench_perf_run(struct bench_ctx *c, unsigned int d)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* one "kunwind-bench: # consumer" line: the cost per walk, off and on */
+static void bench_consumer_line(const char *what, int depth, const char *unit,
+				const unsigned int *fr, const u64 *ns)
+{
+	pr_info("kunwind-bench: # consumer %s depth %d: switch off %u %s %llu per walk, on (kunwind) %u %s %llu per walk, on/off %llu.%02llu\n",
+		what, depth, fr[0], unit, ns[0], fr[1], unit, ns[1],
+		ns[0] ? div64_u64(ns[1], ns[0]) : 0,
+		ns[0] ? div64_u64(ns[1] * 100, ns[0]) % 100 : 0);
+}
+
 /*
  * The consumer's cost with and without kunwind: stack_trace_save() whole
- * walks at the bottom of the depth-8 and depth-32 chains, the consumers
+ * walks at the bottom of the depth-8 and depth-32 chains, and
+ * perf_callchain_kernel() from a timer interrupt there, the consumers
  * switch off (the kernel's unwinder) and on (kunwind's, through the ftrace
- * redirection).  One "kunwind-bench: #" line per depth.
+ * redirection).  One "kunwind-bench: #" line per consumer and depth.
  */
 static noinline void bench_consumers_run(struct bench_ctx *c)
 {
 	u64 (*ns)[2] = c->cons_walk_ns;
 	unsigned int (*fr)[2] = c->cons_walk_frames;
 	unsigned int d, on;
-	int ret;
+	int ret, perf = 0;
 
 	for (on = 0; on < 2; on++) {
 		ret = on ? kunwind_consumers_set(true) : 0;
@@ -677,14 +787,26 @@ static noinline void bench_consumers_run(struct bench_ctx *c)
 			c->cons = false;
 			ns[d][on] = c->cons_ns;
 			fr[d][on] = c->cons_frames;
+			/* the same, a perf sample's kernel callchain */
+			if (!perf)
+				perf = bench_perf_run(c, d);
+			c->perf_walk_ns[d][on] = c->perf_ns;
+			c->perf_walk_nr[d][on] = c->perf_nr;
 		}
 	}
 	kunwind_consumers_set(false);
 	for (d = 0; d < 2; d++)
-		pr_info("kunwind-bench: # consumer stack_trace_save() depth %d: switch off %u frames %llu per walk, on (kunwind) %u frames %llu per walk, on/off %llu.%02llu\n",
-			bench_depths[d], fr[d][0], ns[d][0], fr[d][1], ns[d][1],
-			ns[d][0] ? div64_u64(ns[d][1], ns[d][0]) : 0,
-			ns[d][0] ? div64_u64(ns[d][1] * 100, ns[d][0]) % 100 : 0);
+		bench_consumer_line("stack_trace_save()", bench_depths[d],
+				    "frames", fr[d], ns[d]);
+	if (perf)
+		pr_info("kunwind-bench: # consumer perf_callchain_kernel(): not measured (%d)\n",
+			perf);
+	for (d = 0; !perf && d < 2; d++)
+		bench_consumer_line("perf_callchain_kernel() from a timer interrupt",
+				    bench_depths[d], "entries",
+				    c->perf_walk_nr[d], c->perf_walk_ns[d]);
+	kfree(c->perf_entry);
+	c->perf_entry = NULL;
 }
 
 static int __init bench_init(void)

@@ -364,53 +364,16 @@ static __always_inline void kuw_rc_fill(struct kuw_rcache *rc, u64 look,
 }
 
 /*
- * The new frame's pc must be in kernel or module text: finding its object
- * is most of a look-up, so finish it and keep the row for the next step.
+ * The look-ahead (s->ahead_*) for the look-up address @look: from the row
+ * cache, else from the object whose text holds it (tried from @hint
+ * first) and its tables; with @pad, a row found in entry slots before an
+ * FDE (kuw_arch_entry_pad_lookup()), which is not a look-up's answer and
+ * so not kept in the cache.  Return: the object, NULL when no object's
+ * text holds @look (the look-ahead then says -KUW_E_NOINFO).
  */
-static __always_inline int kuw_lookahead(struct kunwind_state *s,
-					 unsigned int seq,
-					 struct kuw_rcache *rc)
-{
-	u64 pc = s->regs.r[KUW_REG_PC];
-	u64 look = s->signal ? pc : pc - 1;
-	const u64 gen = kuw_rc_gen(seq, s->src);
-	const struct kuw_entry *hint = NULL;
-	const struct kuw_entry *e;
-
-	if (kuw_rc_hit(rc, look, gen, &e, &s->ahead_table, &s->ahead_rule,
-		       &s->ahead_row)) {
-		s->ahead_ret = 0;
-		goto found;
-	}
-	/* the previous look-ahead's object, if of this generation */
-	if (s->ahead_entry && s->ahead_seq == seq)
-		hint = s->ahead_entry;
-	e = kuw_registry_find(look, hint);
-	if (unlikely(!e))
-		return kuw_arch_unknown_pc(s, pc);
-	s->ahead_ret = kuw_entry_lookup(e, look, s->src, &s->ahead_table,
-					&s->ahead_rule, &s->ahead_row);
-	if (!s->ahead_ret)
-		kuw_rc_fill(rc, look, gen, e, s->ahead_table, s->ahead_rule,
-			    s->ahead_row);
-found:
-	s->ahead_entry = e;
-	s->ahead_seq = seq;
-	s->ahead_look = look;
-	s->ahead_ok = true;
-	return 0;
-}
-
-/*
- * The row for a pc the previous step did not look up (the first frame,
- * after a boundary step's fallback...), into the look-ahead (s->ahead_*),
- * as kuw_lookahead() leaves it otherwise.  Rows found in entry slots
- * before an FDE (kuw_arch_entry_pad_lookup()) are not what the cache
- * holds (a look-up's answer), so they are not kept.
- */
-static noinline void kuw_find_row(struct kunwind_state *s, u64 look,
-				  bool signal, unsigned int seq,
-				  struct kuw_rcache *rc)
+static __always_inline const struct kuw_entry *
+kuw_ahead_fill(struct kunwind_state *s, u64 look, unsigned int seq,
+	       struct kuw_rcache *rc, const struct kuw_entry *hint, bool pad)
 {
 	const u64 gen = kuw_rc_gen(seq, s->src);
 	const struct kuw_entry *e;
@@ -418,14 +381,14 @@ static noinline void kuw_find_row(struct kunwind_state *s, u64 look,
 
 	if (!kuw_rc_hit(rc, look, gen, &e, &s->ahead_table, &s->ahead_rule,
 			&s->ahead_row)) {
-		e = kuw_registry_find(look, NULL);
+		e = kuw_registry_find(look, hint);
 		ret = e ? kuw_entry_lookup(e, look, s->src, &s->ahead_table,
 					   &s->ahead_rule, &s->ahead_row) :
 			  -KUW_E_NOINFO;
 		if (!ret)
 			kuw_rc_fill(rc, look, gen, e, s->ahead_table,
 				    s->ahead_rule, s->ahead_row);
-		if (ret && e && signal)
+		else if (e && pad)
 			ret = kuw_arch_entry_pad_lookup(s, e, look,
 							&s->ahead_table,
 							&s->ahead_rule,
@@ -436,6 +399,40 @@ static noinline void kuw_find_row(struct kunwind_state *s, u64 look,
 	s->ahead_look = look;
 	s->ahead_ret = ret;
 	s->ahead_ok = true;
+	return e;
+}
+
+/*
+ * The new frame's pc must be in kernel or module text: finding its object
+ * is most of a look-up, so finish it and keep the row for the next step.
+ */
+static __always_inline int kuw_lookahead(struct kunwind_state *s,
+					 unsigned int seq,
+					 struct kuw_rcache *rc)
+{
+	u64 pc = s->regs.r[KUW_REG_PC];
+	const struct kuw_entry *hint = NULL;
+
+	/* the previous look-ahead's object, if of this generation */
+	if (s->ahead_entry && s->ahead_seq == seq)
+		hint = s->ahead_entry;
+	if (likely(kuw_ahead_fill(s, s->signal ? pc : pc - 1, seq, rc, hint,
+				  false)))
+		return 0;
+	s->ahead_ok = false;
+	return kuw_arch_unknown_pc(s, pc);
+}
+
+/*
+ * The row for a pc the previous step did not look up (the first frame,
+ * after a boundary step's fallback...), into the look-ahead, as
+ * kuw_lookahead() leaves it otherwise.
+ */
+static noinline void kuw_find_row(struct kunwind_state *s, u64 look,
+				  bool signal, unsigned int seq,
+				  struct kuw_rcache *rc)
+{
+	kuw_ahead_fill(s, look, seq, rc, NULL, signal);
 }
 
 /*

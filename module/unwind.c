@@ -981,13 +981,17 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 	 * regs.valid says so (the engine and the arch read none else): the
 	 * start fills those it knows.
 	 */
-	BUILD_BUG_ON(offsetof(struct kunwind_state, regs) +
-		     sizeof(state->regs) != offsetof(struct kunwind_state, stack));
-	memset(state, 0, offsetof(struct kunwind_state, regs));
+	BUILD_BUG_ON(offsetof(struct kunwind_state, stack) !=
+		     offsetofend(struct kunwind_state, regs));
+	/*
+	 * the fields after the registers, through a char pointer: the clear
+	 * spans many fields, and FORTIFY_SOURCE would check a memset() of
+	 * &state->stack against that one field's size
+	 */
+	memset((char *)state + offsetof(struct kunwind_state, stack), 0,
+	       sizeof(*state) - offsetof(struct kunwind_state, stack));
 	state->regs.valid = 0;
 	state->regs.lazy = 0;
-	memset(&state->stack, 0,
-	       sizeof(*state) - offsetof(struct kunwind_state, stack));
 	state->task = task;
 	state->src = src & ~KUNWIND_NO_ORC;
 	state->no_orc = src & KUNWIND_NO_ORC;

@@ -464,6 +464,97 @@ static void kt_irq_context(struct kunit *test)
 	kt_expect_batch(test, &k->l.ours, &k->l.batch, 2);
 }
 
+/* ---- walks in interrupts that land inside a walk ---- */
+
+struct kt_nest {
+	struct hrtimer timer;
+	struct kt_trace t, b;	/* the interrupt's walks */
+	unsigned int irqs, bad;	/* interrupts that walked; walks that differed */
+	int stop;
+};
+
+/*
+ * Every 200 us while the chain walks in batches: both walks from here
+ * (those of an interrupt that lands in a batch look up without the row
+ * cache, which the batch holds), compared at once.
+ */
+static enum hrtimer_restart kt_nest_fn(struct hrtimer *h)
+{
+	struct kt_nest *k = container_of(h, struct kt_nest, timer);
+	unsigned int i;
+	bool same;
+
+	kt_unwind(&k->t, NULL, NULL, KUNWIND_SRC_ANY);
+	kt_unwind_batch(&k->b, NULL, NULL, KUNWIND_SRC_ANY);
+	same = k->t.n == k->b.n && k->t.err == k->b.err &&
+	       k->t.err == -KUW_E_END && k->t.reliable == k->b.reliable;
+	for (i = 2; same && i < k->t.n; i++)
+		same = k->t.pc[i] == k->b.pc[i];
+	k->irqs++;
+	k->bad += !same;
+	if (READ_ONCE(k->stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(h, ns_to_ktime(200 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+struct kt_nest_leaf {
+	struct kt_nest *k;
+	struct kt_trace first, again;
+	unsigned int walks, differ;
+};
+
+/* batch walks for 100 ms, each compared with the first from frame 2 */
+static noinline int kt_nest_leaf(struct kuw_chain *c)
+{
+	struct kt_nest_leaf *l = c->priv;
+	unsigned long end = jiffies + HZ / 10;
+	unsigned int i;
+	bool same;
+
+	kt_unwind_batch(&l->first, NULL, NULL, KUNWIND_SRC_ANY);
+	while (time_before(jiffies, end)) {
+		kt_unwind_batch(&l->again, NULL, NULL, KUNWIND_SRC_ANY);
+		same = l->again.n == l->first.n &&
+		       l->again.err == l->first.err;
+		/* frame 1 is this function, at another call */
+		for (i = 2; same && i < l->first.n; i++)
+			same = l->again.pc[i] == l->first.pc[i];
+		l->walks++;
+		l->differ += !same;
+	}
+	return 0;
+}
+
+static void kt_nested_walks(struct kunit *test)
+{
+	struct kt_nest *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct kt_nest_leaf *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct kuw_chain c = { .leaf = kt_nest_leaf, .alloca_n = 16 };
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->k = k;
+	c.priv = l;
+	kuw_hrtimer_setup(&k->timer, kt_nest_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
+	preempt_disable();	/* the interrupts hit this CPU's walks */
+	hrtimer_start(&k->timer, ns_to_ktime(200 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	kuw_chain_run(&c);
+	WRITE_ONCE(k->stop, 1);
+	preempt_enable();
+	hrtimer_cancel(&k->timer);
+	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches\n",
+		   l->walks, l->differ, k->irqs, k->bad);
+	KUNIT_EXPECT_EQ_MSG(test, l->first.err, -KUW_E_END, "stopped: %s",
+			    kunwind_strerror(l->first.err));
+	KUNIT_EXPECT_GT(test, l->walks, 10U);
+	KUNIT_EXPECT_EQ(test, l->differ, 0U);
+	KUNIT_EXPECT_GT(test, k->irqs, 10U);
+	KUNIT_EXPECT_EQ(test, k->bad, 0U);
+}
+
 /* ---- from an NMI, across the NMI entry (its own stack) into the chain ---- */
 
 static struct kt_irq *kt_nmi_cur;
@@ -981,6 +1072,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_sleeping_task),
 	KUNIT_CASE(kt_new_task),
 	KUNIT_CASE(kt_irq_context),
+	KUNIT_CASE(kt_nested_walks),
 	KUNIT_CASE(kt_nmi_context),
 	KUNIT_CASE(kt_regs_eh_frame),
 	KUNIT_CASE(kt_regs_sframe),

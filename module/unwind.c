@@ -914,7 +914,7 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 {
 	bool mine = s->task == current;
 	struct kuw_rcache *rc;
-	unsigned int seq;
+	unsigned int seq, nfast = 0;
 	int ret = 0;
 	u64 pc;
 
@@ -945,8 +945,10 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 		if (mine && !s->sp_guess) {
 			kuw_ahead_here(s, seq, rc);
 			if (lean ? kuw_step_lean(s, NULL, 1, seq, rc) :
-				   kuw_step_common(s, NULL, 1, seq, rc))
+				   kuw_step_common(s, NULL, 1, seq, rc)) {
+				nfast++;
 				continue;
+			}
 		}
 		s->nframes++;
 		ret = kuw_step_frame_any(s, seq, rc);
@@ -956,7 +958,9 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 	kuw_rc_put(rc);
 	rcu_read_unlock();
 	preempt_enable();
+	/* as kuw_next_frames() counts them */
 	raw_cpu_add(kuw_counters.frames, s->nframes);
+	raw_cpu_add(kuw_counters.lookups, nfast);
 	s->src = src;
 	return ret;
 }

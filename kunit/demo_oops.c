@@ -6,15 +6,15 @@
  * trace beside the kernel's, and as a payload module with unwind tables
  * for the stock-kernel check.
  *
- *   echo 1 > /sys/kernel/debug/kunwind_demo/oops   oops in demo_depth5()
- *   cat /sys/kernel/debug/kunwind_demo/oops        the chain's depth
+ *   echo 1 > /dev/kunwind_demo/oops   oops in demo_depth5()
+ *   cat /dev/kunwind_demo/oops        the chain's depth
  *   insmod demo_oops.ko oops_on_load=1             oops from module init
  *
  * One translation unit on purpose: binutils 2.40 `ld -r` misplaces .sframe
  * relocations when several objects carry .sframe.
  */
 #include <linux/compiler.h>
-#include <linux/debugfs.h>
+#include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -105,20 +105,27 @@ static const struct file_operations demo_fops = {
 	.llseek = default_llseek,
 };
 
-static struct dentry *demo_dir;
+/* A character device, not debugfs: it works on a locked-down kernel too. */
+static struct miscdevice demo_dev = {
+	.minor = MISC_DYNAMIC_MINOR, .name = "kunwind_demo-oops",
+	.nodename = "kunwind_demo/oops", .fops = &demo_fops, .mode = 0600,
+};
 
 static int __init demo_init(void)
 {
-	demo_dir = debugfs_create_dir("kunwind_demo", NULL);
-	debugfs_create_file("oops", 0600, demo_dir, NULL, &demo_fops);
+	int ret;
+
 	if (oops_on_load)
 		demo_depth1(1);
-	return 0;
+	ret = misc_register(&demo_dev);
+	if (ret)
+		pr_err("demo_oops: /dev/kunwind_demo/oops: %d\n", ret);
+	return ret;
 }
 
 static void __exit demo_exit(void)
 {
-	debugfs_remove_recursive(demo_dir);
+	misc_deregister(&demo_dev);
 }
 
 module_init(demo_init);

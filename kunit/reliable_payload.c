@@ -5,7 +5,7 @@
  * reliable beyond the kernel's own"); scripts/guest/reliable.sh drives it.
  * Built for every kernel (kunit/Kbuild), it loads idle.
  *
- * debugfs kunwind_reliable/:
+ * /dev/kunwind_reliable/:
  *
  *   load  write N (1..RP_PER_CPU_MAX): start N spinner kthreads per online
  *         CPU; 0 stops them.  Refused (EOPNOTSUPP) on a kernel that does
@@ -61,7 +61,7 @@
  * fails reliable.sh.  The same chain check runs on every preempted
  * spinner's walk, reliable or not (counted apart).
  */
-#include <linux/debugfs.h>
+#include <linux/miscdevice.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -133,7 +133,6 @@ static unsigned long rp_self_mutated, rp_self_wrong;
 static char *rp_text;
 static size_t rp_len;
 static char rp_name_a[RP_NAME], rp_name_b[RP_NAME];
-static struct dentry *rp_dir;
 
 static unsigned long KUW_FN(task_call_func);
 static unsigned long KUW_FN(stack_trace_save_tsk);
@@ -622,6 +621,7 @@ static int rp_run_show(struct seq_file *m, void *v)
 
 static int rp_run_open(struct inode *inode, struct file *file)
 {
+	file->private_data = NULL;	/* misc_open() set it: seq_open() wants none */
 	return single_open(file, rp_run_show, NULL);
 }
 
@@ -680,6 +680,7 @@ static int rp_load_show(struct seq_file *m, void *v)
 
 static int rp_load_open(struct inode *inode, struct file *file)
 {
+	file->private_data = NULL;	/* misc_open() set it: seq_open() wants none */
 	return single_open(file, rp_load_show, NULL);
 }
 
@@ -713,8 +714,20 @@ static const struct file_operations rp_load_fops = {
 	.write = rp_load_write,
 };
 
+/* Character devices, not debugfs: they work on a locked-down kernel too. */
+static struct miscdevice rp_devs[] = {
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind_reliable-load",
+	  .nodename = "kunwind_reliable/load", .fops = &rp_load_fops,
+	  .mode = 0600, },
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind_reliable-run",
+	  .nodename = "kunwind_reliable/run", .fops = &rp_run_fops,
+	  .mode = 0600, },
+};
+
 static int __init rp_init(void)
 {
+	int ret;
+
 	KUW_FN(task_call_func) = kt_lookup_name("task_call_func");
 	if (!KUW_FN(task_call_func)) {
 		pr_err("reliable_payload: task_call_func not found\n");
@@ -736,15 +749,21 @@ static int __init rp_init(void)
 	rp_text = kvzalloc(RP_TEXT, GFP_KERNEL);
 	if (!rp_text)
 		return -ENOMEM;
-	rp_dir = debugfs_create_dir("kunwind_reliable", NULL);
-	debugfs_create_file("load", 0600, rp_dir, NULL, &rp_load_fops);
-	debugfs_create_file("run", 0600, rp_dir, NULL, &rp_run_fops);
-	return 0;
+	ret = misc_register(&rp_devs[0]);
+	if (!ret) {
+		ret = misc_register(&rp_devs[1]);
+		if (ret)
+			misc_deregister(&rp_devs[0]);
+	}
+	if (ret)
+		kvfree(rp_text);
+	return ret;
 }
 
 static void __exit rp_exit(void)
 {
-	debugfs_remove_recursive(rp_dir);
+	misc_deregister(&rp_devs[1]);
+	misc_deregister(&rp_devs[0]);
 	mutex_lock(&rp_lock);
 	rp_stop_spinners();
 	mutex_unlock(&rp_lock);

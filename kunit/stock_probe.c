@@ -5,9 +5,14 @@
  *
  * A kprobe on @sym (+@off), a function of a stock module (e.g. loop.ko's
  * loop_configure, reached from lo_ioctl on LOOP_SET_FD); without @sym the
- * module loads idle (make check loads every test module on its kernel).  Armed by a write
- * to debugfs kunwind_stock_probe/walk, the next hit walks from the probe's
- * pt_regs three ways:
+ * module loads idle (make check loads every test module on its kernel).
+ * /dev/kunwind_stock_probe/walk takes "probe SYM [OFF]" (move the kprobe
+ * there), "unprobe", or anything else (arm it); armed, the next hit walks
+ * from the probe's pt_regs three ways.  The probe moves by a write rather
+ * than by loading the module again: on a locked-down kernel (make
+ * check-stock raises lockdown) this module, signed with a key the stock
+ * kernel does not trust, loads only before lockdown is raised.
+ *
  *
  *   kernel  the kernel's own unwinder, as stack_trace_save_regs() does it
  *           (not exported): on x86_64 ORC (Debian's kernel), regs->ip,
@@ -40,12 +45,13 @@
  * checks which table stepped the frames inside the stock module.
  */
 #include <linux/atomic.h>
-#include <linux/debugfs.h>
+#include <linux/miscdevice.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #ifdef CONFIG_X86_64
 #include <asm/unwind.h>
 #endif
@@ -93,9 +99,11 @@ static struct kunwind_rule_info sp_info;
 static atomic_t sp_armed = ATOMIC_INIT(0);
 static atomic_t sp_done = ATOMIC_INIT(0);
 static atomic_t sp_hits = ATOMIC_INIT(0);
-static DEFINE_MUTEX(sp_lock);		/* readers and arming */
-static struct dentry *sp_dir;
-static bool sp_registered;
+static DEFINE_MUTEX(sp_lock);		/* readers, arming, the probe */
+static struct kprobe sp_kp;
+static bool sp_registered;		/* sp_kp */
+static char sp_sym[128];
+static unsigned int sp_off;
 
 static const char *const sp_how[] = {
 	[KUNWIND_FRAME_START] = "start",
@@ -207,9 +215,39 @@ static int sp_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe sp_kp = {
-	.pre_handler = sp_pre,
-};
+/* Move the probe to @name+@at ("" removes it).  Under sp_lock. */
+static int sp_probe(const char *name, unsigned int at)
+{
+	int ret;
+
+	if (sp_registered) {
+		unregister_kprobe(&sp_kp);
+		sp_registered = false;
+		pr_info("stock_probe: kprobe on %s+0x%x removed\n", sp_sym, sp_off);
+	}
+	sp_sym[0] = 0;
+	sp_off = 0;
+	if (!*name)
+		return 0;
+	strscpy(sp_sym, name, sizeof(sp_sym));
+	memset(&sp_kp, 0, sizeof(sp_kp));
+	sp_kp.pre_handler = sp_pre;
+	sp_kp.symbol_name = sp_sym;
+	sp_kp.offset = at;
+	ret = register_kprobe(&sp_kp);
+	if (ret) {
+		pr_err("stock_probe: kprobe on %s+0x%x: %d\n", name, at, ret);
+		sp_sym[0] = 0;
+		return ret;
+	}
+	sp_registered = true;
+	sp_off = at;
+	atomic_set(&sp_done, 0);
+	atomic_set(&sp_armed, 0);
+	atomic_set(&sp_hits, 0);
+	pr_info("stock_probe: kprobe on %s+0x%x at %pS\n", name, at, sp_kp.addr);
+	return 0;
+}
 
 static void sp_show_walk(struct seq_file *m, const char *name,
 			 const struct sp_walk *w)
@@ -242,7 +280,8 @@ static int sp_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	mutex_lock(&sp_lock);
-	seq_printf(m, "sym %s+0x%x hits %d", sym, off, atomic_read(&sp_hits));
+	seq_printf(m, "sym %s+0x%x hits %d", sp_sym, sp_off,
+		   atomic_read(&sp_hits));
 	if (!atomic_read_acquire(&sp_done)) {
 		seq_puts(m, " walk none\n");
 		mutex_unlock(&sp_lock);
@@ -261,18 +300,42 @@ static int sp_show(struct seq_file *m, void *v)
 
 static int sp_open(struct inode *inode, struct file *file)
 {
+	file->private_data = NULL;	/* misc_open() set it: seq_open() wants none */
 	return single_open(file, sp_show, NULL);
 }
 
-/* Any write arms the probe: the next hit records its walks. */
-static ssize_t sp_write(struct file *file, const char __user *buf,
+/*
+ * "probe SYM [OFF]" moves the probe, "unprobe" removes it, anything else
+ * arms it: the next hit records its walks.
+ */
+static ssize_t sp_write(struct file *file, const char __user *ubuf,
 			size_t len, loff_t *ppos)
 {
+	char buf[160], name[128];
+	unsigned int at = 0;
+	int ret = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
 	mutex_lock(&sp_lock);
-	atomic_set(&sp_done, 0);
-	atomic_set(&sp_armed, 1);
+	if (!strncmp(buf, "probe ", 6)) {
+		if (sscanf(buf + 6, "%127s %u", name, &at) < 1)
+			ret = -EINVAL;
+		else
+			ret = sp_probe(name, at);
+	} else if (!strncmp(buf, "unprobe", 7)) {
+		ret = sp_probe("", 0);
+	} else if (!sp_registered) {
+		ret = -ENOENT;
+	} else {
+		atomic_set(&sp_done, 0);
+		atomic_set(&sp_armed, 1);
+	}
 	mutex_unlock(&sp_lock);
-	return len;
+	return ret ? ret : len;
 }
 
 static const struct file_operations sp_fops = {
@@ -284,39 +347,38 @@ static const struct file_operations sp_fops = {
 	.write = sp_write,
 };
 
+/* A character device, not debugfs: it works on a locked-down kernel too. */
+static struct miscdevice sp_dev = {
+	.minor = MISC_DYNAMIC_MINOR, .name = "kunwind_stock_probe-walk",
+	.nodename = "kunwind_stock_probe/walk", .fops = &sp_fops, .mode = 0600,
+};
+
 static int __init sp_init(void)
 {
 	int ret;
 
-	if (!sym || !*sym) {
-		pr_info("stock_probe: no sym=, nothing probed\n");
-		return 0;
-	}
 	ret = sp_kernel_walk_init();
 	if (ret) {
 		pr_err("stock_probe: the kernel's unwinder not found: %d\n", ret);
 		return ret;
 	}
-	sp_kp.symbol_name = sym;
-	sp_kp.offset = off;
-	ret = register_kprobe(&sp_kp);
-	if (ret) {
-		pr_err("stock_probe: kprobe on %s+0x%x: %d\n", sym, off, ret);
-		return ret;
+	if (sym && *sym) {
+		ret = sp_probe(sym, off);
+		if (ret)
+			return ret;
+	} else {
+		pr_info("stock_probe: no sym=, nothing probed yet\n");
 	}
-	sp_registered = true;
-	sp_dir = debugfs_create_dir("kunwind_stock_probe", NULL);
-	debugfs_create_file("walk", 0600, sp_dir, NULL, &sp_fops);
-	pr_info("stock_probe: kprobe on %s+0x%x at %pS\n", sym, off, sp_kp.addr);
-	return 0;
+	ret = misc_register(&sp_dev);
+	if (ret)
+		sp_probe("", 0);
+	return ret;
 }
 
 static void __exit sp_exit(void)
 {
-	if (!sp_registered)
-		return;
-	debugfs_remove_recursive(sp_dir);
-	unregister_kprobe(&sp_kp);
+	misc_deregister(&sp_dev);
+	sp_probe("", 0);
 }
 
 module_init(sp_init);

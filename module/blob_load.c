@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tables of the kernel image and of modules from blobs (kunwind-dump
- * export, written to debugfs "load" or handed to kunwind_load_blob()):
+ * export, written to /dev/kunwind/load or handed to kunwind_load_blob()):
  * validated whole, checked against the running object's build id and built
  * before anything is published, so a bad blob changes nothing.
  */
@@ -131,10 +131,14 @@ static int kuw_blob_absent(const struct kuw_blob *b, struct kuw_diag *d)
 
 /* Publish a built table, or say why not (and free it). */
 static int kuw_blob_publish(const struct kuw_blob *b, struct kuw_table *t,
-			    const u8 *buf, s64 delta, struct kuw_diag *d)
+			    const u8 *buf, s64 delta, bool trusted,
+			    struct kuw_diag *d)
 {
-	int ret = kuw_entry_swap(b->owner, b->src, t, buf,
-				 b->sec.addr + delta, b->sec.size);
+	int ret;
+
+	t->untrusted = !trusted;
+	ret = kuw_entry_swap(b->owner, b->src, t, buf, b->sec.addr + delta,
+			     b->sec.size);
 
 	if (ret) {
 		kuw_table_free(t);
@@ -149,7 +153,7 @@ static int kuw_blob_publish(const struct kuw_blob *b, struct kuw_table *t,
  * @owner: "vmlinux" or a module's name
  * @src: enum kuw_src
  *
- * For replacing a table by a blob (debugfs kunwind/unload): until the
+ * For replacing a table by a blob (/dev/kunwind/unload): until the
  * next load the object's pcs in that table fall back to the others.
  *
  * Return: 0, -KUW_E_NOOWNER or -KUW_E_NOINFO (no such table).
@@ -163,7 +167,7 @@ int kuw_registry_drop_table(const char *owner, int src)
 
 /* The kernel image's table: moved by the KASLR offset. */
 static int kuw_blob_vmlinux(const u8 *buf, struct kuw_blob *b,
-			    struct kuw_diag *d)
+			    bool trusted, struct kuw_diag *d)
 {
 	struct kuw_table *t = NULL;
 	s64 delta;
@@ -186,12 +190,12 @@ static int kuw_blob_vmlinux(const u8 *buf, struct kuw_blob *b,
 	if (ret)
 		return ret;
 	kuw_table_relocate(t, delta);
-	return kuw_blob_publish(b, t, buf, delta, d);
+	return kuw_blob_publish(b, t, buf, delta, trusted, d);
 }
 
 /* A module's table: each FDE moved to where its section was loaded. */
 static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
-			   struct kuw_diag *d)
+			   bool trusted, struct kuw_diag *d)
 {
 	struct kuw_table *t = NULL;
 	struct kuw_remap *map;
@@ -215,7 +219,7 @@ static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
 	kfree(map);
 	b->obj.remap = NULL;
 	if (!ret)
-		ret = kuw_blob_publish(b, t, buf, 0, d);
+		ret = kuw_blob_publish(b, t, buf, 0, trusted, d);
 	module_put(mod);
 	return ret;
 }
@@ -224,6 +228,7 @@ static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
  * kuw_registry_load_blob() - add a table of the kernel or a module from a blob
  * @buf: the blob (vmalloc'ed; on success the registry owns it)
  * @len: its length
+ * @trusted: may walks through the table be reliable (kuw_lockdown_blob())
  * @d: where a rejection was found
  *
  * The blob is parsed, its build id compared with the running object's, and
@@ -234,7 +239,8 @@ static int kuw_blob_module(const u8 *buf, struct kuw_blob *b,
  *
  * Return: 0 or a negative enum kuw_err.
  */
-int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
+int kuw_registry_load_blob(const u8 *buf, size_t len, bool trusted,
+			   struct kuw_diag *d)
 {
 	struct kuw_blob b;
 	int ret;
@@ -245,8 +251,8 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
 	if (b.obj.arch != KUW_ARCH_THIS)
 		return kuw_fail(d, "blob", KUW_BLOB_OFF_ARCH, KUW_E_INVAL);
 	if (b.kind == KUW_BLOB_VMLINUX)
-		return kuw_blob_vmlinux(buf, &b, d);
-	return kuw_blob_module(buf, &b, d);
+		return kuw_blob_vmlinux(buf, &b, trusted, d);
+	return kuw_blob_module(buf, &b, trusted, d);
 }
 
 /**
@@ -254,7 +260,7 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d)
  * @owner: "vmlinux" or a module's name
  * @src: enum kuw_src of the table
  *
- * What debugfs kunwind/unload does: a blob may then give the table again
+ * What /dev/kunwind/unload does: a blob may then give the table again
  * (a second table of a source is refused).  Process context.
  *
  * Return: 0, -ENOENT (no such object or table) or -EINVAL.
@@ -284,21 +290,29 @@ size_t kuw_blob_total(const u8 *hdr)
  * @buf: the blob (kvmalloc'ed; on success the registry owns it)
  * @len: its length
  *
- * Return: 0 or a negative errno: -ESTALE another build's blob, -EEXIST
+ * Return: 0 or a negative errno: -EPERM refused by lockdown
+ * (kuw_lockdown_blob()), -ESTALE another build's blob, -EEXIST
  * the table is already loaded, -ENOENT its module is not loaded, -EINVAL
  * another architecture's, -ENOMEM, -EBADMSG a malformed blob.
  */
 int kuw_blob_apply(u8 *buf, size_t len)
 {
+	char name[KUW_BLOB_OWNER_MAX];
 	struct kuw_diag d = {};
 	const char *owner = "?";
+	bool trusted;
 	int ret, n = 1;
 
-	ret = kuw_registry_load_blob(buf, len, &d);
 	if (len >= KUW_BLOB_HDR_SIZE) {
 		owner = (const char *)buf + KUW_BLOB_OFF_OWNER;
 		n = strnlen(owner, KUW_BLOB_OWNER_MAX - 1);
 	}
+	/* lockdown first: a refused blob is not even parsed */
+	scnprintf(name, sizeof(name), "%.*s", n, owner);
+	ret = kuw_lockdown_blob(name, &trusted);
+	if (ret)
+		return ret;
+	ret = kuw_registry_load_blob(buf, len, trusted, &d);
 	if (ret) {
 		this_cpu_inc(kuw_counters.load_fail);
 		pr_warn_ratelimited("blob for %*pE refused: %s at %s+0x%llx\n",
@@ -316,7 +330,7 @@ int kuw_blob_apply(u8 *buf, size_t len)
  * @buf: the blob (copied; see include/kunwind/blob.h for the format)
  * @len: its length
  *
- * What debugfs kunwind/load does, for in-kernel users (a blob fetched with
+ * What /dev/kunwind/load does, for in-kernel users (a blob fetched with
  * request_firmware(), tests).  Process context.  The blob is validated
  * whole and its build id checked first: a bad one changes nothing.
  *

@@ -4,9 +4,9 @@
  * (stack_trace_save(), stack_trace_save_tsk(), stack_trace_save_regs(),
  * stack_trace_save_tsk_reliable(), the arch's perf_callchain_kernel())
  * are answered by kunwind (module/serve.c) instead of the kernel's
- * unwinder.  Off by default; module parameter "consumers", debugfs
- * kunwind/consumers (read: state and counters per consumer; write 0/1),
- * kunwind_consumers_set().
+ * unwinder.  Off by default; module parameter "consumers",
+ * /dev/kunwind/consumers (read: state and counters per consumer; write
+ * 0/1), kunwind_consumers_set().
  *
  * How: one ftrace_ops filtering every such function, with
  * FTRACE_OPS_FL_IPMODIFY, as livepatch does (the ftrace_regs or pt_regs
@@ -185,12 +185,12 @@ static int kuw_cons_set(bool on)
 }
 
 /**
- * kuw_consumers_switch() - the switch, from debugfs or the parameter
+ * kuw_consumers_switch() - the switch, from /dev/kunwind/consumers or the parameter
  * @on: redirect the kernel's consumers to kunwind, or give them back
  *
  * Switching on hooks every consumer this kernel offers; one that cannot
  * be hooked stays on the kernel's path and keeps its error (shown in
- * debugfs consumers).
+ * /dev/kunwind/consumers).
  *
  * Return: 0, the first error of a consumer this kernel has (the others
  * are on), -EOPNOTSUPP without ftrace, -ENODEV while the module goes.
@@ -260,7 +260,7 @@ int kunwind_consumer_info(unsigned int i, struct kunwind_consumer_info *info)
 EXPORT_SYMBOL_GPL(kunwind_consumer_info);
 
 /**
- * kuw_consumers_show() - debugfs kunwind/consumers
+ * kuw_consumers_show() - /dev/kunwind/consumers
  * @m: the seq_file
  * @v: unused
  *
@@ -348,7 +348,7 @@ int kuw_consumers_init(void)
 	if (kuw_cons_param) {
 		ret = kuw_consumers_switch(true);
 		if (ret)
-			pr_warn("consumers: not every consumer switched on (%d): see debugfs kunwind/consumers\n",
+			pr_warn("consumers: not every consumer switched on (%d): see /dev/kunwind/consumers\n",
 				ret);
 	}
 	return 0;

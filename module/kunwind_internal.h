@@ -98,10 +98,19 @@ bool kuw_registry_text(u64 pc);
 
 /* blob_load.c */
 struct kuw_blob;
-int kuw_registry_load_blob(const u8 *buf, size_t len, struct kuw_diag *d);
+int kuw_registry_load_blob(const u8 *buf, size_t len, bool trusted,
+			   struct kuw_diag *d);
 size_t kuw_blob_total(const u8 *hdr);
 int kuw_blob_apply(u8 *buf, size_t len);
 int kuw_registry_drop_table(const char *owner, int src);
+
+/* lockdown.c */
+int kuw_lockdown_init(void);
+int kuw_lockdown_blob(const char *owner, bool *trusted);
+
+/* dev.c */
+int kuw_dev_init(void);
+void kuw_dev_exit(void);
 
 /* modules.c */
 int kuw_modules_init(void);

@@ -3,7 +3,7 @@
  * kunwind: kernel stack unwinding from DWARF CFI (.eh_frame, .debug_frame)
  * and SFrame.  Module entry: find what the unwinder needs in the kernel,
  * build the tables of the kernel image and every module, then hook oops,
- * create debugfs and, when asked (consumers=1), answer the kernel's
+ * create /dev/kunwind/ and debugfs and, when asked (consumers=1), answer the kernel's
  * stack-trace consumers.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
@@ -18,6 +18,9 @@ static int __init kunwind_init(void)
 {
 	int ret;
 
+	ret = kuw_lockdown_init();
+	if (ret)
+		return ret;
 	ret = kuw_ksyms_init();
 	if (ret)
 		return ret;
@@ -35,10 +38,15 @@ static int __init kunwind_init(void)
 	ret = kuw_oops_init();
 	if (ret)
 		goto out_modules;
+	ret = kuw_dev_init();
+	if (ret)
+		goto out_oops;
 	kuw_debugfs_init();
 	kuw_consumers_init();
 	pr_info("loaded\n");
 	return 0;
+out_oops:
+	kuw_oops_exit();
 out_modules:
 	kuw_modules_exit();
 out_registry:
@@ -53,6 +61,7 @@ static void __exit kunwind_exit(void)
 	/* first: no caller may be left in kunwind when the rest goes */
 	kuw_consumers_exit();
 	kuw_debugfs_exit();
+	kuw_dev_exit();
 	kuw_oops_exit();
 	kuw_modules_exit();
 	kuw_registry_exit();

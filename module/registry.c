@@ -277,7 +277,7 @@ static int kuw_add_vmlinux(void)
 	if (a && b > a)
 		kuw_build(e, &o, KUW_SRC_SFRAME, a, b - a, "symbols");
 	if (!e->tab[KUW_SRC_EH_FRAME] && !e->tab[KUW_SRC_SFRAME])
-		pr_info("the kernel image keeps no unwind tables; write a blob to debugfs kunwind/load\n");
+		pr_info("the kernel image keeps no unwind tables; write a blob to /dev/kunwind/load\n");
 
 	mutex_lock(&kuw_reg_mutex);
 	list_add_rcu(&e->list, &kuw_entries);

@@ -476,6 +476,9 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		t = s->ahead_table;
 		r = s->ahead_rule;
 		s->table = t;
+		/* a table root gave under lockdown: kuw_lockdown_blob() */
+		if (unlikely(t->untrusted))
+			s->reliable = false;
 		s->rule = r;
 		s->row_pc = s->ahead_row;
 		/*
@@ -677,6 +680,7 @@ static __always_inline unsigned int __kuw_step_common(struct kunwind_state *s,
 		s->table = t;
 		s->rule = r;
 		s->row_pc = row;
+		s->reliable &= !t->untrusted;
 		/* the look-ahead, whose failure is the next step's */
 		if (!kuw_rc_hit(rc, look, gen, &ne, &t, &r, &row)) {
 			aret = __kuw_entry_lookup(e, look, (u8)gen, &t, &r,

@@ -81,7 +81,7 @@ echo
 echo "=== kunwind's rules for a few functions (/sys/kernel/debug/kunwind/rules)"
 python3 "$REPO/scripts/ktap.py" --diag rules "$L" | sed 's/^/    /'
 echo
-echo "=== the oops (echo 1 > /sys/kernel/debug/kunwind_demo/oops)"
+echo "=== the oops (echo 1 > /dev/kunwind_demo/oops)"
 sed -E 's/^\[ *[0-9.]+\] //' "$L" |
 	sed -n '/^\(BUG: \|Unable to handle\)/,/^Call [Tt]race:/p' |
 	grep -E "^(BUG: |Oops: |RIP: 0010|#PF: |Unable to handle|Internal error: |pc : |lr : )" |

@@ -522,7 +522,7 @@ fi
 
 # --- kunwind-dump load: a fake system ----------------------------------------
 # A root with a debug vmlinux and module files at the usual paths, a sysfs
-# with the running kernel's and modules' notes, a debugfs whose
+# with the running kernel's and modules' notes, a /dev whose
 # kunwind/load is a plain file: what load writes there must be the blob
 # export makes of the matching file; a module of another build, one
 # without a debug file and a vmlinux of another build are skipped, never
@@ -585,7 +585,7 @@ if as -o "$L/v.o" "$L/v.s" && ld --build-id=sha1 -e _stext -o "$L/vmlinux" "$L/v
 	echo live >"$L/sys/module/foo_bar/initstate"
 	ld_run() {	# ARGS: kunwind-dump load with the fake system
 		: >"$L/dbg/kunwind/load"
-		"$ASAN" load --root "$L/root" --sys "$L/sys" --debugfs "$L/dbg" \
+		"$ASAN" load --root "$L/root" --sys "$L/sys" --dev "$L/dbg" \
 			--kver $K "$@" >"$L/out" 2>&1
 	}
 	"$ASAN" export "$L/vmlinux" -o "$L/v.blob" >/dev/null 2>&1

@@ -3,7 +3,7 @@
  * kunwind-dump: the host face of the kunwind engine.  Reads an ELF file
  * (ET_EXEC, ET_DYN, or ET_REL laid out as a module loader would, see
  * tools/elf.h), runs the same engine code kunwind.ko runs, and prints rows,
- * rules, validation results, or writes the vmlinux blob for debugfs load.
+ * rules, validation results, or writes the vmlinux blob for /dev/kunwind/load.
  * Run "kunwind-dump --help" for commands and exit codes.
  */
 #include <errno.h>
@@ -47,9 +47,9 @@ static void usage(FILE *f)
 "                          print CIEs, FDEs, rows and compiled bytes per section\n"
 "  export FILE -o BLOB [--src eh_frame|debug_frame]\n"
 "                          write the blob of a vmlinux or of a module's debug\n"
-"                          .ko for debugfs kunwind/load (default source:\n"
+"                          .ko for /dev/kunwind/load (default source:\n"
 "                          .eh_frame, else .debug_frame; modules: .debug_frame)\n"
-"  load [--root DIR] [--sys DIR] [--debugfs DIR] [--kver VER] [-n] [MODULE...]\n"
+"  load [--root DIR] [--sys DIR] [--dev DIR] [--kver VER] [-n] [MODULE...]\n"
 "                          on the running system: find the debug vmlinux and\n"
 "                          module files of the running kernel (under DIR/usr/\n"
 "                          lib/debug, /boot, /lib/modules), check their build\n"

@@ -11,7 +11,7 @@
  * each one named, from NAME.ko or NAME.ko.debug anywhere under
  * /usr/lib/debug/lib/modules/VER/, when its build id is the loaded
  * module's (/sys/module/NAME/notes/.note.gnu.build-id).  Each is exported
- * as kunwind-dump export does and written to debugfs kunwind/load, which
+ * as kunwind-dump export does and written to /dev/kunwind/load, which
  * checks the build id again and relocates module tables itself.
  *
  * One line per object: "loaded", "skipped" (no debug file, another build,
@@ -33,7 +33,7 @@
 struct load_ctx {
 	const char *root;	/* prefix of the debug file paths */
 	const char *sys;	/* sysfs */
-	const char *debugfs;
+	const char *dev;	/* where kunwind/load is: /dev */
 	char kver[256];
 	bool dry;
 	unsigned int loaded, skipped, failed;
@@ -94,7 +94,7 @@ static int write_blob(const struct load_ctx *c, const u8 *buf, u64 len)
 	ssize_t n;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/kunwind/load", c->debugfs);
+	snprintf(path, sizeof(path), "%s/kunwind/load", c->dev);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return errno;
@@ -162,7 +162,7 @@ static int load_one(struct load_ctx *c, const char *owner, const char *path,
 		c->skipped++;
 	} else {
 		printf("failed %s: %s/kunwind/load refused %s: %s (dmesg says why)\n",
-		       owner, c->debugfs, path, strerror(err));
+		       owner, c->dev, path, strerror(err));
 		c->failed++;
 	}
 	fflush(stdout);
@@ -350,13 +350,13 @@ int kuw_cmd_load(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "sys", required_argument, NULL, 's' },
-		{ "debugfs", required_argument, NULL, 'd' },
+		{ "dev", required_argument, NULL, 'd' },
 		{ "kver", required_argument, NULL, 'k' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct load_ctx c = { .root = "", .sys = "/sys",
-			      .debugfs = "/sys/kernel/debug" };
+			      .dev = "/dev" };
 	char path[LOAD_PATH];
 	struct utsname u;
 	struct stat st;
@@ -372,7 +372,7 @@ int kuw_cmd_load(int argc, char **argv)
 			c.sys = optarg;
 			break;
 		case 'd':
-			c.debugfs = optarg;
+			c.dev = optarg;
 			break;
 		case 'k':
 			snprintf(c.kver, sizeof(c.kver), "%s", optarg);
@@ -392,9 +392,9 @@ int kuw_cmd_load(int argc, char **argv)
 		}
 		snprintf(c.kver, sizeof(c.kver), "%s", u.release);
 	}
-	snprintf(path, sizeof(path), "%s/kunwind/load", c.debugfs);
+	snprintf(path, sizeof(path), "%s/kunwind/load", c.dev);
 	if (!c.dry && stat(path, &st)) {
-		fprintf(stderr, "kunwind-dump: load: %s: %s (is kunwind.ko loaded and debugfs mounted?)\n",
+		fprintf(stderr, "kunwind-dump: load: %s: %s (is kunwind.ko loaded?)\n",
 			path, strerror(errno));
 		return EXIT_USAGE;
 	}

@@ -3,7 +3,7 @@
  * Blobs: the link-time unwind table of an object that keeps none in memory
  * (a stock distro kernel and its modules), made on the host by
  * "kunwind-dump export FILE -o BLOB" from the debug file's .debug_frame (or
- * .eh_frame) and written by userspace to debugfs kunwind/load
+ * .eh_frame) and written by userspace to /dev/kunwind/load
  * ("kunwind-dump load" does both).
  *
  *  - vmlinux blob (kind 0): built at the link-time addresses it carries and

@@ -324,6 +324,7 @@ struct kuw_table {
 	u8 src;			/* enum kuw_src */
 	u8 arch;
 	u8 block_shift;		/* lookup block = 1 << block_shift bytes */
+	u8 untrusted;		/* set by the owner: never a reliable step */
 	u64 base;		/* row pcs are offsets from base */
 	u64 start;		/* lowest covered pc */
 	u64 end;		/* one past the highest covered pc */

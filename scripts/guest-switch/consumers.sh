@@ -11,7 +11,7 @@
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
 ktap_plan 3
-F=/sys/kernel/debug/kunwind/consumers
+F=/dev/kunwind/consumers
 P=/sys/module/kunwind/parameters/consumers
 if ! grep -q "ftrace IPMODIFY" $F 2>/dev/null; then
 	diag "$(head -1 $F 2>/dev/null)"

@@ -29,12 +29,13 @@
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 T=/tmp/kuw-guest
 mkdir -p $T
 have_dump() { command -v kunwind-dump >/dev/null 2>&1; }
 # backtrace keeps its result per open file: write and read on one fd
 bt() {
-	exec 8<>$D/backtrace
+	exec 8<>$C/backtrace
 	echo "$1" >&8 && cat <&8 >$T/bt
 	r=$?
 	exec 8>&-
@@ -114,12 +115,12 @@ else
 	while read -r hpc gpc ha ga; do
 		read -r hl <&3
 		total=$((total + 1))
-		if ! echo "$gpc" >$D/rules; then
+		if ! echo "$gpc" >$C/rules; then
 			bad=$((bad + 1))
 			diag "write $gpc refused"
 			continue
 		fi
-		{ read -r _; read -r gl; } <$D/rules
+		{ read -r _; read -r gl; } <$C/rules
 		hrow=${hl%% *} grow=${gl%% *}
 		if [ "${hl#* }" != "${gl#* }" ] ||
 		   [ $((hrow - ha)) -ne $((grow - ga)) ]; then
@@ -159,8 +160,8 @@ else
 	total=0 bad=0
 	while read -r hpc gpc rule; do
 		total=$((total + 1))
-		echo "$gpc sframe" >$D/rules || { bad=$((bad + 1)); continue; }
-		{ read -r _; read -r gl; } <$D/rules
+		echo "$gpc sframe" >$C/rules || { bad=$((bad + 1)); continue; }
+		{ read -r _; read -r gl; } <$C/rules
 		if [ "$rule" != "${gl#* }" ]; then
 			bad=$((bad + 1))
 			[ $bad -le 5 ] && diag "$hpc: kunwind-dump '$rule', debugfs '$gl'"
@@ -192,8 +193,8 @@ else
 		hf="" gf=""
 		for o in $offs; do
 			read -r hl <&3
-			echo "$f+$o" >$D/rules || continue
-			{ read -r _; read -r gl; } <$D/rules
+			echo "$f+$o" >$C/rules || continue
+			{ read -r _; read -r gl; } <$C/rules
 			[ -n "$hf" ] || hf=${hl%% *} gf=${gl%% *}
 			total=$((total + 1))
 			if [ "${hl#* }" != "${gl#* }" ] ||
@@ -216,16 +217,16 @@ else
 fi
 
 # --- 3. bad writes ----------------------------------------------------------
-echo vfs_read >$D/rules
-before=$(cat $D/rules)
+echo vfs_read >$C/rules
+before=$(cat $C/rules)
 refused=0 tries=0
 for w in "no_such_symbol_kuw" "0x12zz" "vfs_read nosuchsrc" "+4" ""; do
 	tries=$((tries + 1))
-	if ! printf '%s\n' "$w" >$D/rules 2>/dev/null; then
+	if ! printf '%s\n' "$w" >$C/rules 2>/dev/null; then
 		refused=$((refused + 1))
 	fi
 done
-if [ $refused = $tries ] && [ "$(cat $D/rules)" = "$before" ]; then
+if [ $refused = $tries ] && [ "$(cat $C/rules)" = "$before" ]; then
 	ok "rules: $tries bad writes refused, state unchanged"
 else
 	notok "rules: $refused of $tries bad writes refused"
@@ -233,7 +234,7 @@ fi
 refused=0 tries=0
 for w in "selff" "pid" "pid abc" "pid 999999" "frobnicate"; do
 	tries=$((tries + 1))
-	printf '%s\n' "$w" >$D/backtrace 2>/dev/null || refused=$((refused + 1))
+	printf '%s\n' "$w" >$C/backtrace 2>/dev/null || refused=$((refused + 1))
 done
 if [ $refused = $tries ]; then
 	ok "backtrace: $tries bad writes refused"
@@ -241,7 +242,7 @@ else
 	notok "backtrace: $refused of $tries bad writes refused"
 fi
 tables_before=$(cat $D/tables)
-if ! echo "this is not a blob, but long enough to have a header, really: 0123456789" >$D/load 2>/dev/null &&
+if ! echo "this is not a blob, but long enough to have a header, really: 0123456789" >$C/load 2>/dev/null &&
    [ "$(cat $D/tables)" = "$tables_before" ]; then
 	ok "load: garbage refused, tables unchanged"
 else
@@ -296,22 +297,22 @@ elif [ "$erc" != 0 ]; then
 		skip "$t" "kunwind-dump export failed"
 	done
 else
-	echo vfs_write+0x10 >$D/rules
-	{ read -r _; read -r r1; } <$D/rules
+	echo vfs_write+0x10 >$C/rules
+	{ read -r _; read -r r1; } <$C/rules
 	tb=$(cat $D/tables)
-	if ! cat $T/v.blob 2>$T/err >$D/load && grep -q 'File exists' $T/err &&
+	if ! cat $T/v.blob 2>$T/err >$C/load && grep -q 'File exists' $T/err &&
 	   [ "$(cat $D/tables)" = "$tb" ]; then
 		ok "$L1"
 	else
 		diag <$T/err
 		notok "$L1"
 	fi
-	if echo "vmlinux eh_frame" >$D/unload &&
+	if echo "vmlinux eh_frame" >$C/unload &&
 	   ! grep -q '^vmlinux .eh_frame ' $D/tables &&
-	   cat $T/v.blob >$D/load &&
+	   cat $T/v.blob >$C/load &&
 	   grep -q '^vmlinux .eh_frame .* blob$' $D/tables; then
-		echo vfs_write+0x10 >$D/rules
-		{ read -r _; read -r r2; } <$D/rules
+		echo vfs_write+0x10 >$C/rules
+		{ read -r _; read -r r2; } <$C/rules
 		if [ "$r1" = "$r2" ]; then
 			ok "$L2"
 		else
@@ -328,7 +329,7 @@ else
 		cp $T/v.blob $T/bad.blob
 		printf 'XXXX' | dd of=$T/bad.blob bs=1 seek=4096 conv=notrunc 2>/dev/null
 		tb=$(cat $D/tables)
-		if ! cat $T/bad.blob 2>$T/err >$D/load &&
+		if ! cat $T/bad.blob 2>$T/err >$C/load &&
 		   grep -q 'Bad message' $T/err &&
 		   [ "$(cat $D/tables)" = "$tb" ]; then
 			ok "$L4"

@@ -5,7 +5,7 @@
 # kernel mode (issue 19), with kunit/reliable_payload.c: its spinner
 # kthreads run a known chain of functions in kernel code (one a leaf that
 # saves no frame record) until timer interrupts preempt them; each write to
-# debugfs kunwind_reliable/run pins every thread with task_call_func() and
+# /dev/kunwind_reliable/run pins every thread with task_call_func() and
 # takes the kernel's reliable walk (stack_trace_save_tsk_reliable()), its
 # plain walk and kunwind's, and judges every trace kunwind calls reliable
 # against the kernel's answers (see the module's header).  Meaningful on a
@@ -22,6 +22,8 @@
 #     up on (only-kunwind > 0); skipped on x86 and where arm64 has none;
 #  5. x86 (ORC): kunwind calls reliable exactly the traces ORC does
 #     (only-kunwind 0, only-kernel 0); skipped on arm64;
+#     locked down with a blob's table (KUW_BT_RELIABLE=no), 4 is instead
+#     "kunwind calls none reliable" and 5 is skipped;
 #  6. the judge itself: one more round with traces made wrong on purpose
 #     (two neighbouring frames of a reliable trace swapped; a preempted
 #     spinner's rp_spin left out and its walk called reliable): it calls
@@ -31,8 +33,9 @@
 # spinners ran RELIABLE_WARM seconds (default 2).
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
-R=/sys/kernel/debug/kunwind_reliable
+R=/dev/kunwind_reliable
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 T=/tmp/kuw-reliable
 RUNS=${RELIABLE_RUNS:-5}
 WARM=${RELIABLE_WARM:-2}
@@ -121,7 +124,20 @@ else
 	notok "kunwind's reliable traces are right ($sum)"
 fi
 
+# Locked down, with the vmlinux table from a blob loaded then
+# (KUW_BT_RELIABLE=no, scripts/init/stock.sh): kunwind calls nothing
+# reliable, where the kernel may.
+if [ "${KUW_BT_RELIABLE:-yes}" = no ]; then
+	if [ -n "$sum" ] && [ "${onlyu:-0}" = 0 ] && [ "$(field both)" = 0 ]; then
+		ok "locked down: kunwind calls no walk through a blob's table reliable ($sum)"
+	else
+		notok "locked down: kunwind calls no walk through a blob's table reliable ($sum)"
+	fi
+	skip "kunwind's reliable verdict is ORC's" "locked down: kunwind's blob tables are never reliable"
+	arch=locked
+fi
 case $arch in
+locked) ;;
 aarch64)
 	if [ $krel = no ]; then
 		skip "kunwind reliable where the kernel gives up" "no HAVE_RELIABLE_STACKTRACE in this kernel (arm64 before 6.17)"

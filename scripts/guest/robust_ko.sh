@@ -18,10 +18,11 @@
 . /etc/kuw-ktap.sh
 ktap_plan 1
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 T=/tmp/robust_ko
 ko=/lib/kunwind/kunit/robust_payload.ko
 RUNS=${ROBUST_KO_RUNS:-100}
-if [ ! -f $ko ] || [ ! -w $D/backtrace ]; then
+if [ ! -f $ko ] || [ ! -w $C/backtrace ]; then
 	skip "robust mutated modules" "no $ko or $D"
 	exit 0
 fi
@@ -108,7 +109,7 @@ while read -r i sec rest; do
 		case $c in
 		kuw_robust_pl*)
 			# the result is read on the same open file
-			exec 3<>$D/backtrace
+			exec 3<>$C/backtrace
 			if echo "pid ${d#/proc/}" 2>/dev/null >&3; then
 				grep -q '^stop: ' <&3 || faults=$((faults + 1))
 				bts=$((bts + 1))

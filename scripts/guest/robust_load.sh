@@ -24,6 +24,7 @@
 #
 # ROBUST_LOAD_RUNS sets the number of mutated blobs (default 300).
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 T=/tmp/robust_load
 RUNS=${ROBUST_LOAD_RUNS:-300}
 mkdir -p $T
@@ -199,9 +200,9 @@ AWK
 load() {
 	runs=$((runs + 1))
 	if [ -n "${3:-}" ]; then
-		dd if="$1" of=$D/load bs="$3" 2>$T/err >/dev/null
+		dd if="$1" of=$C/load bs="$3" 2>$T/err >/dev/null
 	else
-		cat "$1" 2>$T/err >$D/load
+		cat "$1" 2>$T/err >$C/load
 	fi
 	rc=$?
 	if [ $rc = 0 ] && [ "$2" = short ]; then
@@ -211,8 +212,8 @@ load() {
 	if [ $rc = 0 ]; then
 		acc=$((acc + 1))
 		# unwind with the table the blob installed
-		echo self >$D/backtrace || faults=$((faults + 1))
-		echo "vmlinux eh_frame" >$D/unload || faults=$((faults + 1))
+		echo self >$C/backtrace || faults=$((faults + 1))
+		echo "vmlinux eh_frame" >$C/unload || faults=$((faults + 1))
 		return 0
 	fi
 	read -r e <$T/err
@@ -246,8 +247,8 @@ kind() {
 }
 
 if ! command -v kunwind-dump >/dev/null 2>&1 || [ ! -f /boot/vmlinux ] ||
-   [ ! -w $D/load ]; then
-	skip "robust debugfs load fuzz" "no kunwind-dump, /boot/vmlinux or $D/load"
+   [ ! -w $C/load ]; then
+	skip "robust debugfs load fuzz" "no kunwind-dump, /boot/vmlinux or $C/load"
 	exit 0
 fi
 t0=$(date +%s)
@@ -270,7 +271,7 @@ if [ "$erc" != 0 ]; then
 fi
 t1=$(date +%s)
 # the kernel's own table goes: each accepted blob gives it back (then goes)
-echo "vmlinux eh_frame" >$D/unload
+echo "vmlinux eh_frame" >$C/unload
 head -c 16384 $T/v.blob | od -An -v -tu1 |
 	awk -v mode=cut -v cut=400 -v out=$T/small.blob -f $T/blob.awk
 mkdir -p $T/m
@@ -312,7 +313,7 @@ done <$T/m/list
 cp $T/v.blob $T/vbad.blob
 printf '\377' | dd of=$T/vbad.blob bs=1 seek=70000 conv=notrunc 2>/dev/null
 load $T/vbad.blob whole && { diag "the whole blob with a stale checksum was accepted"; faults=$((faults + 1)); }
-cat $T/v.blob >$D/load || { diag "the whole blob was refused at the end"; faults=$((faults + 1)); }
+cat $T/v.blob >$C/load || { diag "the whole blob was refused at the end"; faults=$((faults + 1)); }
 grep -q '^vmlinux .eh_frame .* blob$' $D/tables ||
 	{ diag "no vmlinux .eh_frame table from the blob at the end"; faults=$((faults + 1)); }
 

@@ -16,7 +16,7 @@ ktap_plan 1
 n=${ROBUST_CYCLES:-100}
 mod=/lib/kunwind/kunit/robust_payload.ko
 par=/sys/module/robust_test/parameters/storm
-bt=/sys/kernel/debug/kunwind/backtrace
+bt=/dev/kunwind/backtrace
 stop=/tmp/robust_storm.stop
 if [ ! -f "$mod" ] || [ ! -w "$par" ] || [ ! -w "$bt" ]; then
 	diag "missing $mod, $par or $bt"

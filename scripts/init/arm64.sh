@@ -11,6 +11,7 @@
 # PSCI reset into an exit).
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 ktap_plan 15
 diag "start"
 diag "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
@@ -27,7 +28,7 @@ check "insmod demo_oops.ko" insmod $KUW_MODDIR/kunit/demo_oops.ko
 check "tables: demo_oops .eh_frame (module_finalize kprobe)" \
 	grep -q '^demo_oops .eh_frame .* kprobe$' $D/tables
 bt_self() {
-	exec 8<>$D/backtrace
+	exec 8<>$C/backtrace
 	echo self >&8 && cat <&8 >/tmp/bt
 	exec 8>&-
 	diag </tmp/bt

@@ -40,8 +40,8 @@ finish() {
 # the writer, not /init; one KTAP result, then a second's pause for the
 # trace to reach the console.
 demo_oops() {
-	diag "\$ echo 1 > /sys/kernel/debug/kunwind_demo/oops"
-	if sh -c 'echo 1 > /sys/kernel/debug/kunwind_demo/oops'; then
+	diag "\$ echo 1 > /dev/kunwind_demo/oops"
+	if sh -c 'echo 1 > /dev/kunwind_demo/oops'; then
 		notok "oops: the write returned"
 	else
 		ok "oops: the writer was killed"

@@ -7,6 +7,7 @@
 # shellcheck source=common.sh
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 # Entry, the faulting pc, a body pc from both table kinds, and vmlinux:
 # one a line in /etc/kuw-demo-rules (scripts/demo.sh finds the faulting pc
 # in the module's code), else the x86_64 defaults.
@@ -35,8 +36,8 @@ else
 fi
 
 for f in "$@"; do
-	diag "\$ echo $f > $D/rules; cat $D/rules"
-	if echo "$f" >$D/rules 2>/tmp/err && cat $D/rules >/tmp/out 2>&1; then
+	diag "\$ echo $f > $C/rules; cat $C/rules"
+	if echo "$f" >$C/rules 2>/tmp/err && cat $C/rules >/tmp/out 2>&1; then
 		diag </tmp/out
 		ok "rules $f"
 	else

@@ -5,11 +5,12 @@
 # scripts/guest/reliable.sh as a subtest (it loads reliable_payload.ko).
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
+C=/dev/kunwind
 ktap_plan 3
 diag "kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo)"
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
 if [ -f "$KUW_MODDIR"/vmlinux.blob ]; then
-	check "vmlinux blob loaded" sh -c "cat $KUW_MODDIR/vmlinux.blob >$D/load"
+	check "vmlinux blob loaded" sh -c "cat $KUW_MODDIR/vmlinux.blob >$C/load"
 else
 	skip "vmlinux blob loaded" "none given (a test kernel keeps its tables; a stock kernel's come from its -dbg package)"
 fi

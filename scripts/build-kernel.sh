@@ -86,6 +86,12 @@ if [ "$KCONFIG" != base ]; then
 fi
 [ -f "${patches[0]}" ] || die "no patches for $rel $KUW_ARCH in scripts/patches/"
 
+# Module signatures and lockdown, trusting the test bed's MOK key.
+frags+=("$REPO/scripts/kconfig/sign.config")
+mok=$(kuw_test_mok)
+printf 'CONFIG_MODULE_SIG_KEY="%s"\n' "$mok/mok.pem" >"$mok/sign-key.config"
+frags+=("$mok/sign-key.config")
+
 src_key=$( {
 	[ -z "$rel_tag" ] || echo "$rel_tag"
 	[ -z "$arch_tag" ] || echo "$arch_tag"
@@ -97,6 +103,7 @@ build_key=$( {
 	[ -z "$arch_tag" ] || echo "$arch_tag"
 	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
 	cat "${frags[@]}"
+	sha256sum <"$mok/mok.pem"
 } | sha256sum | cut -c1-12)
 
 SRC="$CACHE/src/linux-$rel-${pfx#"$rpfx"}$src_key"

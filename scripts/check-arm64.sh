@@ -163,9 +163,20 @@ files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
 if kuw_build_modules "$KDIR" "$WORK" 2>"$WORK/modules.err"; then
 	files+=("/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
 	mapfile -t -O ${#files[@]} files < <(kuw_kunit_files "$WORK"
-		kuw_switch_files "$WORK")
+		kuw_switch_files "$WORK"; kuw_lockdown_files "$WORK")
 else
 	tail -n 20 "$WORK/modules.log" | diag
+fi
+
+# The lockdown guest's loader: a static aarch64 kunwind-dump, and the
+# kernel image it exports vmlinux's table from.
+kuw_install libc6-dev-arm64-cross
+if make -s -C "$REPO" B="$WORK/guest-tools" CC=aarch64-linux-gnu-gcc \
+	"$WORK/guest-tools/kunwind-dump-static" >"$WORK/guest-tools.log" 2>&1; then
+	files+=("/usr/bin/kunwind-dump=$WORK/guest-tools/kunwind-dump-static"
+		"/boot/vmlinux=$KDIR/vmlinux")
+else
+	tail -n 20 "$WORK/guest-tools.log" | diag
 fi
 
 # --- boot ------------------------------------------------------------------
@@ -251,6 +262,13 @@ stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/check.s
 read -r gp gf gs < <(kuw_switch_guest "$IMAGE" "$WORK/initrd.gz" \
 	"$LOGDIR/check-arm64-switch-last.log" 2> >(diag))
 echo "# switch guest: $gp passed, $gf failed, $gs skipped (log: $LOGDIR/check-arm64-switch-last.log)"
+np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
+
+# The lockdown guests: the same initramfs, rdinit=/init-lockdown.
+stamp "lockdown guests: a Secure Boot machine's lockdown, signed modules (scripts/init/lockdown.sh as /init-lockdown)"
+read -r gp gf gs < <(kuw_lockdown_guests "$IMAGE" "$WORK/initrd.gz" \
+	"$LOGDIR/check-arm64-lockdown" 2> >(diag))
+echo "# lockdown guests: $gp passed, $gf failed, $gs skipped (logs: $LOGDIR/check-arm64-lockdown-*.log)"
 np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
 
 stamp "done"

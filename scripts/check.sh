@@ -271,7 +271,8 @@ fi
 echo "$KCONFIG" >"$WORK/profile"
 files=("/etc/kuw-profile=$WORK/profile"
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
-mapfile -t -O ${#files[@]} files < <(kuw_kunit_files "$WORK"; kuw_switch_files "$WORK")
+mapfile -t -O ${#files[@]} files < <(kuw_kunit_files "$WORK"; kuw_switch_files "$WORK"
+	kuw_lockdown_files "$WORK")
 hooks=("$REPO"/scripts/guest/*.sh)
 for h in "${hooks[@]}"; do
 	[ -f "$h" ] && files+=("/guest/${h##*/}=$h")
@@ -336,6 +337,14 @@ read -r sp sf ss < <(kuw_switch_guest "$KDIR/arch/x86/boot/bzImage" \
 	"$WORK/initrd.gz" "$swlog")
 stamp "switch guest: $sp passed, $sf failed, $ss skipped (log: $LOGDIR/${swlog##*/})"
 gp=$((gp + sp)) gf=$((gf + sf)) gs=$((gs + ss))
+
+# The lockdown guests: the same initramfs, rdinit=/init-lockdown, booted
+# with lockdown=integrity and lockdown=confidentiality.
+stamp "lockdown guests: a Secure Boot machine's lockdown, signed modules (scripts/init/lockdown.sh as /init-lockdown)"
+read -r lp lf ls < <(kuw_lockdown_guests "$KDIR/arch/x86/boot/bzImage" \
+	"$WORK/initrd.gz" "$RUNLOG/check-$KCONFIG-lockdown")
+stamp "lockdown guests: $lp passed, $lf failed, $ls skipped"
+gp=$((gp + lp)) gf=$((gf + lf)) gs=$((gs + ls))
 
 # subrun NAME CMD...: run a part that ends "N passed, N failed[, N skipped]",
 # its output kept in RUNLOG/NAME.out; add its counts to sub_p/f/s.

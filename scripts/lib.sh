@@ -133,7 +133,7 @@ kuw_kbuild_status() {
 KUW_PKGS="qemu-system-x86 busybox-static bc flex bison
 libelf-dev libssl-dev dwarves cpio xz-utils kmod make rsync python3 ccache
 gcc libc6-dev binutils patch git binutils-aarch64-linux-gnu clang lld llvm
-libclang-rt-dev debootstrap"
+libclang-rt-dev debootstrap openssl"
 
 # On top of KUW_PKGS for KUW_ARCH=arm64: the cross compiler and QEMU's
 # aarch64 system emulator.  The arm64 busybox is downloaded, not installed
@@ -225,6 +225,56 @@ kuw_tarball() {
 # Host TSC frequency in kHz, for tsc_early_khz= (under TCG the guest's TSC
 # is the host's; without it the minimal guest falls back to jiffies and
 # ktime moves in 4 ms steps).
+# kuw_test_mok: the test bed's Machine Owner Key, made once in the cache
+# ($CACHE/mok: mok.key, mok.pub in DER as DKMS keeps them in
+# /var/lib/dkms/, mok.pem the key and certificate in PEM for
+# CONFIG_MODULE_SIG_KEY); prints the directory.  It stands in for the key
+# a user enrolls with mokutil: the test kernels are built with it as
+# their signing key, so they trust it; DKMS signs with it.  Never
+# committed.
+kuw_test_mok() {
+	local d="$CACHE/mok"
+	if [ ! -f "$d/.kuw-ok" ]; then
+		(
+			flock 9
+			[ -f "$d/.kuw-ok" ] && exit 0
+			rm -rf "$d.tmp"
+			mkdir -p "$d.tmp"
+			openssl req -new -x509 -nodes -days 36500 -newkey rsa:2048 \
+				-subj "/CN=kunwind test bed DKMS module signing key/" \
+				-keyout "$d.tmp/mok.key" -outform DER -out "$d.tmp/mok.pub" \
+				>"$d.tmp/openssl.log" 2>&1 &&
+				openssl x509 -inform DER -in "$d.tmp/mok.pub" -out "$d.tmp/mok.crt" \
+					>>"$d.tmp/openssl.log" 2>&1 &&
+				cat "$d.tmp/mok.key" "$d.tmp/mok.crt" >"$d.tmp/mok.pem" ||
+				{ cat "$d.tmp/openssl.log" >&2; exit 1; }
+			touch "$d.tmp/.kuw-ok"
+			rm -rf "$d"
+			mv "$d.tmp" "$d"
+		) 9>"$CACHE/mok.lock" || die "could not make the test MOK key (openssl)"
+	fi
+	echo "$d"
+}
+
+# kuw_sign_modules KDIR FILE...: sign modules with the test MOK key, with
+# the kernel tree's own sign-file (its hash: CONFIG_MODULE_SIG_HASH).
+kuw_sign_modules() {
+	local kdir=$1 mok hash f
+	shift
+	mok=$(kuw_test_mok)
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$kdir/.config")
+	[ -n "$hash" ] || return 0	# a kernel without module signatures
+	if [ ! -x "$kdir/scripts/sign-file" ]; then
+		log "note: $kdir has no scripts/sign-file: modules left unsigned"
+		return 0
+	fi
+	for f in "$@"; do
+		kuw_in_root "$(kuw_toolchain_root "$KUW_RELEASE")" \
+			"$kdir/scripts/sign-file" "$hash" "$mok/mok.key" "$mok/mok.pub" "$f" ||
+			{ log "sign-file failed on $f"; return 1; }
+	done
+}
+
 kuw_tsc_khz() {
 	local mhz
 	mhz=$( (dmesg 2>/dev/null || true) |
@@ -373,6 +423,64 @@ kuw_switch_guest() {
 	echo "$p $f $s"
 }
 
+# kuw_lockdown_files WORK: DEST=SRC for the lockdown guests (their /init,
+# the unsigned kunwind.ko of the negative control).
+kuw_lockdown_files() {
+	echo "/init-lockdown=$REPO/scripts/init/lockdown.sh"
+	echo "/lib/kunwind/unsigned/kunwind.ko=$1/unsigned/kunwind.ko"
+}
+
+# kuw_lockdown_guests KERNEL INITRD LOGPREFIX: boot the cell's initramfs
+# as a Secure Boot machine runs it (rdinit=/init-lockdown,
+# scripts/init/lockdown.sh): lockdown=integrity, then
+# lockdown=confidentiality, one TCG thread (the consumers switch patches
+# text).  The integrity guest ends with an oops, whose trace kunwind must
+# give as the kernel does (scripts/oops_traces.py).  Logs
+# LOGPREFIX-integrity.log and LOGPREFIX-confidentiality.log.  Prints the
+# "P F S" counts on stdout, results on stderr.
+kuw_lockdown_guests() {
+	local kernel=$1 initrd=$2 pfx=$3 tmo=${KUNWIND_TIMEOUT:-400}
+	local lvl logf sum p f s tp=0 tf=0 ts=0 ktr utr nk
+	for lvl in integrity confidentiality; do
+		logf=$pfx-$lvl.log
+		log "lockdown guest: lockdown=$lvl (log: ${logf##*/})"
+		if [ "$KUW_ARCH" = arm64 ]; then
+			KUW_TCG_SINGLE=1 kuw_qemu_arm64 "$kernel" "$initrd" "$logf" \
+				"$tmo" "rdinit=/init-lockdown lockdown=$lvl" 512M >&2 || true
+		else
+			KUW_TCG_SINGLE=1 kuw_qemu "$kernel" "$initrd" "$logf" "$tmo" \
+				"rdinit=/init-lockdown lockdown=$lvl tsc_early_khz=$(kuw_tsc_khz)" \
+				512M >&2 || true
+		fi
+		sum=$(python3 "$REPO/scripts/ktap.py" --allow-oops "$logf" || true)
+		printf '%s\n' "$sum" | sed '$d' | sed "s/^/[lockdown=$lvl] /" >&2
+		p='' f='' s=''
+		read -r p f s < <(printf '%s\n' "$sum" | tail -n 1 | sed -n -E \
+			's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') ||
+			true
+		[ -n "${p:-}" ] || { p=0 f=1 s=0; log "lockdown=$lvl: no summary"; }
+		tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+		[ "$lvl" = integrity ] || continue
+		# the oops: kunwind's trace is the kernel's
+		ktr=$(python3 "$REPO/scripts/oops_traces.py" "$logf" --kernel || true)
+		utr=$(python3 "$REPO/scripts/oops_traces.py" "$logf" --kunwind || true)
+		nk=$(printf '%s\n' "$ktr" | grep -c . || true)
+		case $ktr in
+		*demo_depth5*demo_depth1*) ;;
+		*) ktr='' ;;
+		esac
+		if [ -n "$ktr" ] && [ "$ktr" = "$utr" ]; then
+			log "[lockdown=integrity] ok: oops: kunwind's trace is the kernel's ($nk frames)"
+			tp=$((tp + 1))
+		else
+			log "[lockdown=integrity] FAIL: oops: kunwind's trace is the kernel's (kernel $nk frames, kunwind $(printf '%s\n' "$utr" | grep -c . || true))"
+			python3 "$REPO/scripts/oops_traces.py" "$logf" >&2 || true
+			tf=$((tf + 1))
+		fi
+	done
+	echo "$tp $tf $ts"
+}
+
 # kuw_kmake KDIR ARG...: make -C KDIR ARG... (an out-of-tree module
 # build) with the toolchain the test kernel of $KUW_RELEASE was built with:
 # Debian 12's for 6.1 (the host's, or a bookworm root on another host),
@@ -412,6 +520,14 @@ kuw_build_modules() {
 	kuw_ticker_stop
 	grep -E "warning|WARNING" "$work/modules.log" >&2 || true
 	[ -f "$work/src/kunwind.ko" ] || { log "kunwind.ko was not built"; return 1; }
+	# Signed with the test MOK key, which the test kernels trust (the
+	# lockdown guests load only signed modules); one unsigned copy of
+	# kunwind.ko for the guests' negative control.
+	mkdir -p "$work/unsigned"
+	cp "$work/src/kunwind.ko" "$work/unsigned/kunwind.ko"
+	local kos
+	mapfile -t kos < <(find "$work/src" -name '*.ko')
+	kuw_sign_modules "$kdir" "${kos[@]}" || { log "module signing failed"; return 1; }
 }
 
 # Debian's archive and toolchain roots (private apt, debootstrap).

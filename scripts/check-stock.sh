@@ -573,6 +573,8 @@ loopdbg="$DBG/root$dbgroot/lib/modules/$kver/kernel/drivers/block/loop.ko"
 	echo "KUW_DBG_WHY='$dbgwhy'"
 	echo "KUW_PREV='$prev'"
 	echo "KUW_STOCK_MODS='$DBG_MODS'"
+	# lockdown raised after kunwind.ko loads, as on a Secure Boot machine
+	echo "KUW_LOCKDOWN=${KUNWIND_STOCK_LOCKDOWN:-integrity}"
 } >"$WORK/stock.conf"
 stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 

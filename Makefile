@@ -17,6 +17,9 @@
 #                       by default; KERNEL=test|stock)
 #   make check-headers  kunwind.ko against Debian's stock header packages
 #                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
+#   make check-deb      the Debian packages (dpkg-buildpackage, lintian),
+#                       installed with apt in Debian 12 and 13 roots: DKMS
+#                       builds and signs the module with a test MOK, removal
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make tools          build/kunwind-dump
 #   make install-loader kunwind-dump + the udev rule that loads stock-kernel
@@ -45,7 +48,8 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 check-matrix check-headers check-reliable lint install-loader
+	check-arm64 check-matrix check-headers check-reliable lint install-loader \
+	check-deb
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -122,6 +126,10 @@ bench:
 
 check-headers:
 	@scripts/check-headers.sh
+
+# KUNWIND_DEB_RELEASES="6.1 6.12" (the default): the releases installed into
+check-deb:
+	@env -u ARCH -u MAKEFLAGS -u MFLAGS scripts/check-deb.sh
 
 # scripts/guest/reliable.sh in one preempt=full boot; RELEASE (default 7.3),
 # ARCH (default arm64), KERNEL=test (default) or stock

@@ -17,11 +17,17 @@
 #   kuw_toolchain_root REL  "" when the host is that Debian release (its
 #                           own compilers build), else the path of a Debian
 #                           root in the cache (debootstrap, made once)
-#   kuw_root CODENAME       the path of a Debian CODENAME root in the cache
+#   kuw_root CODENAME [plain]
+#                           the path of a Debian CODENAME root in the cache
 #                           (debootstrap, made once): bookworm/trixie with
 #                           a kernel toolchain; sid with the newest gcc and
 #                           binutils only (SFrame v3, GCC 15 CFI: the
-#                           differential tests of tests/difftest-new.sh)
+#                           differential tests of tests/difftest-new.sh);
+#                           "plain": minbase only, the release's updates
+#                           and security suites in its sources.list, apt
+#                           keeping what it downloads (a machine as a user
+#                           has it, for installing packages:
+#                           scripts/check-deb.sh)
 #   kuw_in_root ROOT CMD... CMD in ROOT (chroot, in a private mount
 #                           namespace: /proc, /dev, /tmp, the cache and the
 #                           repository bound at their own paths; nothing
@@ -153,8 +159,9 @@ kuw_toolchain_root() {
 }
 
 kuw_root() {
-	local code=$1 r pkgs
-	r="$CACHE/roots/$code"
+	local code=$1 flavour=${2:-} r pkgs name what
+	name=$code${flavour:+-$flavour}
+	r="$CACHE/roots/$name"
 	if [ ! -f "$r/.kuw-ok" ]; then
 		[ "$(id -u)" = 0 ] || die "a Debian $code root needs root (debootstrap)"
 		kuw_install debootstrap
@@ -162,14 +169,32 @@ kuw_root() {
 		(
 			flock -w 1800 9 || die "root lock timeout"
 			[ -f "$r/.kuw-ok" ] && exit 0
-			log "making a Debian $code root for its toolchain: $r (once; ~3 min)"
+			what="for its toolchain" pkgs=
+			if [ "$flavour" = plain ]; then
+				what="(minbase, nothing added)"
+			else
+				pkgs=$(kuw_root_pkgs "$code" | tr ' ' '\n' | grep . | paste -sd,)
+			fi
+			log "making a Debian $code root $what: $r (once; ~3 min)"
 			rm -rf "$r"
-			pkgs=$(kuw_root_pkgs "$code" | tr ' ' '\n' | grep . | paste -sd,)
-			debootstrap --variant=minbase --include="$pkgs" \
+			debootstrap --variant=minbase ${pkgs:+--include="$pkgs"} \
 				--keyring="$KUW_DEB_KEYRING" \
-				"$code" "$r" "$KUW_DEB_MIRROR" >"$CACHE/roots/$code.log" 2>&1 ||
-				{ tail -n 20 "$CACHE/roots/$code.log" >&2; die "debootstrap $code failed (log $CACHE/roots/$code.log)"; }
+				"$code" "$r" "$KUW_DEB_MIRROR" >"$CACHE/roots/$name.log" 2>&1 ||
+				{ tail -n 20 "$CACHE/roots/$name.log" >&2; die "debootstrap $code failed (log $CACHE/roots/$name.log)"; }
 			rm -rf "$r/var/cache/apt/archives"/*.deb
+			if [ "$flavour" = plain ]; then
+				# The release as a user's sources.list has it (a
+				# stock kernel's headers may be in -security only).
+				{
+					echo "deb $KUW_DEB_MIRROR $code main"
+					echo "deb $KUW_DEB_MIRROR $code-updates main"
+					echo "deb ${KUW_DEB_MIRROR%/debian}/debian-security $code-security main"
+				} >"$r/etc/apt/sources.list"
+				# Downloads are kept: the next run installs from here.
+				rm -f "$r/etc/apt/apt.conf.d/docker-clean"
+				echo 'Binary::apt::APT::Keep-Downloaded-Packages "true";' \
+					>"$r/etc/apt/apt.conf.d/10kunwind-keep-debs"
+			fi
 			touch "$r/.kuw-ok"
 		) 9>"$CACHE/roots.lock" || exit 1
 	fi

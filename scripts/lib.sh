@@ -530,6 +530,54 @@ kuw_build_modules() {
 	kuw_sign_modules "$kdir" "${kos[@]}" || { log "module signing failed"; return 1; }
 }
 
+# kuw_test_mok: a test Machine Owner Key, made once in $CACHE/mok (outside
+# the repository: it is never committed), as DKMS keeps its signing key:
+#   mok.key   the private key (PEM, unencrypted: DKMS's mok_signing_key)
+#   mok.pub   its certificate in DER (DKMS's mok_certificate, what
+#             `mokutil --import` takes)
+#   mok.pem   the same certificate in PEM, for a test kernel built to
+#             trust it (CONFIG_SYSTEM_TRUSTED_KEYS)
+# Self-signed, RSA 2048, SHA-256; the extensions of the kernel's own
+# certs/default_x509.genkey.  Prints the path of mok.pem.  For tests only:
+# anyone with the cache can sign modules a kernel trusting it loads.
+KUW_MOK_CN="kunwind test MOK (not for production)"
+kuw_test_mok() {
+	local d="$CACHE/mok"
+	if [ ! -f "$d/.kuw-ok" ]; then
+		kuw_install openssl
+		mkdir -p "$d"
+		(
+			flock -w 300 9 || die "mok lock timeout"
+			[ -f "$d/.kuw-ok" ] && exit 0
+			umask 077
+			cat >"$d/x509.genkey" <<-EOT
+				[ req ]
+				default_bits = 2048
+				distinguished_name = req_distinguished_name
+				prompt = no
+				string_mask = utf8only
+				x509_extensions = myexts
+				[ req_distinguished_name ]
+				CN = $KUW_MOK_CN
+				[ myexts ]
+				basicConstraints=critical,CA:FALSE
+				keyUsage=digitalSignature
+				subjectKeyIdentifier=hash
+				authorityKeyIdentifier=keyid
+			EOT
+			openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+				-config "$d/x509.genkey" -newkey rsa:2048 \
+				-keyout "$d/mok.key" -out "$d/mok.pem" 2>"$d/openssl.log" &&
+				openssl x509 -in "$d/mok.pem" -outform DER -out "$d/mok.pub" ||
+				{ cat "$d/openssl.log" >&2; die "openssl: the test MOK"; }
+			chmod 0600 "$d/mok.key"
+			chmod 0644 "$d/mok.pub" "$d/mok.pem"
+			touch "$d/.kuw-ok"
+		) 9>"$CACHE/mok.lock" || exit 1
+	fi
+	echo "$d/mok.pem"
+}
+
 # Debian's archive and toolchain roots (private apt, debootstrap).
 # shellcheck source=debian.sh
 . "$REPO/scripts/debian.sh"

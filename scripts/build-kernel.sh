@@ -88,9 +88,11 @@ fi
 
 # Module signatures and lockdown, trusting the test bed's MOK key.
 frags+=("$REPO/scripts/kconfig/sign.config")
-mok=$(kuw_test_mok)
-printf 'CONFIG_MODULE_SIG_KEY="%s"\n' "$mok/mok.pem" >"$mok/sign-key.config"
-frags+=("$mok/sign-key.config")
+# The certificate alone: the kernel builds it into its trusted keys;
+# nothing is signed when the kernel is built (kuw_build_modules signs).
+mokpem=$(kuw_test_mok)
+printf 'CONFIG_MODULE_SIG_KEY="%s"\n' "$mokpem" >"${mokpem%/*}/sign-key.config"
+frags+=("${mokpem%/*}/sign-key.config")
 
 src_key=$( {
 	[ -z "$rel_tag" ] || echo "$rel_tag"
@@ -103,7 +105,7 @@ build_key=$( {
 	[ -z "$arch_tag" ] || echo "$arch_tag"
 	echo "recipe $KUW_RECIPE kcflags $KUW_KCFLAGS profile $KCONFIG src $src_key"
 	cat "${frags[@]}"
-	sha256sum <"$mok/mok.pem"
+	sha256sum <"$mokpem"
 } | sha256sum | cut -c1-12)
 
 SRC="$CACHE/src/linux-$rel-${pfx#"$rpfx"}$src_key"

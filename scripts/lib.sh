@@ -225,43 +225,12 @@ kuw_tarball() {
 # Host TSC frequency in kHz, for tsc_early_khz= (under TCG the guest's TSC
 # is the host's; without it the minimal guest falls back to jiffies and
 # ktime moves in 4 ms steps).
-# kuw_test_mok: the test bed's Machine Owner Key, made once in the cache
-# ($CACHE/mok: mok.key, mok.pub in DER as DKMS keeps them in
-# /var/lib/dkms/, mok.pem the key and certificate in PEM for
-# CONFIG_MODULE_SIG_KEY); prints the directory.  It stands in for the key
-# a user enrolls with mokutil: the test kernels are built with it as
-# their signing key, so they trust it; DKMS signs with it.  Never
-# committed.
-kuw_test_mok() {
-	local d="$CACHE/mok"
-	if [ ! -f "$d/.kuw-ok" ]; then
-		(
-			flock 9
-			[ -f "$d/.kuw-ok" ] && exit 0
-			rm -rf "$d.tmp"
-			mkdir -p "$d.tmp"
-			openssl req -new -x509 -nodes -days 36500 -newkey rsa:2048 \
-				-subj "/CN=kunwind test bed DKMS module signing key/" \
-				-keyout "$d.tmp/mok.key" -outform DER -out "$d.tmp/mok.pub" \
-				>"$d.tmp/openssl.log" 2>&1 &&
-				openssl x509 -inform DER -in "$d.tmp/mok.pub" -out "$d.tmp/mok.crt" \
-					>>"$d.tmp/openssl.log" 2>&1 &&
-				cat "$d.tmp/mok.key" "$d.tmp/mok.crt" >"$d.tmp/mok.pem" ||
-				{ cat "$d.tmp/openssl.log" >&2; exit 1; }
-			touch "$d.tmp/.kuw-ok"
-			rm -rf "$d"
-			mv "$d.tmp" "$d"
-		) 9>"$CACHE/mok.lock" || die "could not make the test MOK key (openssl)"
-	fi
-	echo "$d"
-}
-
 # kuw_sign_modules KDIR FILE...: sign modules with the test MOK key, with
 # the kernel tree's own sign-file (its hash: CONFIG_MODULE_SIG_HASH).
 kuw_sign_modules() {
 	local kdir=$1 mok hash f
 	shift
-	mok=$(kuw_test_mok)
+	mok=$(dirname "$(kuw_test_mok)")
 	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "$kdir/.config")
 	[ -n "$hash" ] || return 0	# a kernel without module signatures
 	if [ ! -x "$kdir/scripts/sign-file" ]; then
@@ -536,7 +505,7 @@ kuw_build_modules() {
 #   mok.pub   its certificate in DER (DKMS's mok_certificate, what
 #             `mokutil --import` takes)
 #   mok.pem   the same certificate in PEM, for a test kernel built to
-#             trust it (CONFIG_SYSTEM_TRUSTED_KEYS)
+#             trust it (CONFIG_MODULE_SIG_KEY, scripts/build-kernel.sh)
 # Self-signed, RSA 2048, SHA-256; the extensions of the kernel's own
 # certs/default_x509.genkey.  Prints the path of mok.pem.  For tests only:
 # anyone with the cache can sign modules a kernel trusting it loads.

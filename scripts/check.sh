@@ -27,9 +27,13 @@
 # 11. make check-headers (scripts/check-headers.sh): kunwind.ko against
 #     Debian's stock header packages of 6.1, 6.12 and 7.3, amd64 and arm64,
 #     without a warning (base profile only; KUNWIND_HEADERS=0 skips it)
+# 12. make check-deb (scripts/check-deb.sh): the Debian packages built,
+#     linted, installed into Debian 12 and 13 roots, DKMS-signed with the
+#     test MOK key (base profile only; KUNWIND_DEB=0 skips it)
 #
-# Steps 1-11 are the cells of release 6.1 (x86_64: 1-8 and 11, arm64:
-# 9-10).
+# Steps 1-12 are the cells of release 6.1 (x86_64: 1-8, 11 and 12,
+# arm64: 9-10).  Every cell also boots its lockdown guests
+# (scripts/init/lockdown.sh: lockdown=integrity and =confidentiality).
 # The test matrix is release (6.1, 6.12, 7.3) x arch (x86_64, arm64); a
 # cell of 6.12 or 7.3 is the guest part of steps 2 and 4-6 (x86_64) or
 # scripts/check-arm64.sh (arm64) on that release's test kernel
@@ -383,6 +387,12 @@ if [ "$KCONFIG" = base ]; then
 	if [ "${KUNWIND_HEADERS:-1}" = 1 ] && [ "$KUW_RELEASE" = 6.1 ]; then
 		stamp "stock headers: make check-headers (KUNWIND_HEADERS=0 skips)"
 		subrun check-headers "$REPO/scripts/check-headers.sh"
+	fi
+	# the Debian packages, built, linted, installed into Debian 12 and 13
+	# and DKMS-signed: once, in cell 6.1/x86_64
+	if [ "${KUNWIND_DEB:-1}" = 1 ] && [ "$KUW_RELEASE" = 6.1 ]; then
+		stamp "Debian packages: make check-deb (KUNWIND_DEB=0 skips)"
+		subrun check-deb "$REPO/scripts/check-deb.sh"
 	fi
 fi
 

@@ -271,6 +271,21 @@ if ! kuw_build_modules "$KDIR" "$WORK" "${sidas[@]}"; then
 	exit 1
 fi
 
+# kunwind.ko as DKMS builds and signs it, for the lockdown guest
+# (KUNWIND_DKMS=0 skips: the guest loads the test bed's own signed build)
+dkko=
+if [ "$KCONFIG" = base ] && [ "${KUNWIND_DKMS:-1}" = 1 ]; then
+	stamp "dkms build of kunwind.ko against the test kernel, signed with the test MOK (KUNWIND_DKMS=0 skips)"
+	dkko=$(kuw_dkms_test_kernel "$KDIR" "$WORK")
+	if [ -n "$dkko" ] && modinfo -F signer "$dkko" | grep -qx "$KUW_MOK_CN"; then
+		hp=$((hp + 1))
+		log "ok: DKMS built and signed kunwind.ko for the test kernel (signer: $KUW_MOK_CN)"
+	else
+		hf=$((hf + 1))
+		log "FAIL: DKMS built and signed kunwind.ko for the test kernel (signer: $(modinfo -F signer "${dkko:-/nonexistent}" 2>&1))"
+	fi
+fi
+
 # --- initramfs -----------------------------------------------------------
 echo "$KCONFIG" >"$WORK/profile"
 files=("/etc/kuw-profile=$WORK/profile"

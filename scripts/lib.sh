@@ -392,11 +392,59 @@ kuw_switch_guest() {
 	echo "$p $f $s"
 }
 
+# kuw_dkms_test_kernel KDIR WORK: kunwind.ko built and signed by DKMS, the
+# Debian way, for the cell's test kernel: Debian 12's dkms in a plain
+# bookworm root (kuw_root bookworm plain, as make check-deb uses it) whose
+# /var/lib/dkms/mok.key is the test bed's MOK key, `dkms build` against
+# KDIR.  The test kernel trusts that key (sign.config), so the lockdown
+# guest loads exactly what DKMS signed.  x86_64 only (the root has no
+# cross compiler).  Prints the module's path (WORK/dkms/kunwind.ko), or
+# nothing, with the reason on stderr.
+kuw_dkms_test_kernel() {
+	local kdir=$1 work=$2 root mokd kver ver d f
+	[ "$KUW_ARCH" = x86_64 ] || { log "dkms-signed kunwind.ko: x86_64 cells only"; return 0; }
+	[ "$(id -u)" = 0 ] || { log "dkms-signed kunwind.ko: needs root"; return 0; }
+	root=$(kuw_root bookworm plain) || return 0
+	mokd=$(dirname "$(kuw_test_mok)")
+	kver=$(cat "$kdir/include/config/kernel.release")
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
+	d=$work/dkms
+	rm -rf "$d"
+	mkdir -p "$d/tree" "$d/install" "$d/src"
+	rsync -a --exclude=.git --exclude=/build --exclude='*.o' --exclude='*.ko' \
+		--exclude='.*.cmd' --exclude='*.mod*' "$REPO/" "$d/src/kunwind-$ver/"
+	(
+		mkdir -p "$CACHE/roots"
+		flock -w 1800 8 || die "$CACHE/roots/bookworm-plain.test.lock: timeout"
+		kuw_root_install "$root" dkms gcc-12 make libelf-dev >&2 || exit 1
+		install -d -m 0755 "$root/var/lib/dkms"
+		install -m 0600 "$mokd/mok.key" "$root/var/lib/dkms/mok.key"
+		install -m 0644 "$mokd/mok.pub" "$root/var/lib/dkms/mok.pub"
+		kuw_in_root "$root" env dkms --dkmstree "$d/tree" --sourcetree "$d/src" \
+			--installtree "$d/install" -m kunwind -v "$ver" -k "$kver" \
+			--kernelsourcedir "$kdir" add >"$d.log" 2>&1 &&
+		kuw_in_root "$root" env dkms --dkmstree "$d/tree" --sourcetree "$d/src" \
+			--installtree "$d/install" -m kunwind -v "$ver" -k "$kver" \
+			--kernelsourcedir "$kdir" build >>"$d.log" 2>&1
+	) 8>"$CACHE/roots/bookworm-plain.test.lock" || {
+		tail -n 20 "$d.log" >&2 2>/dev/null
+		log "dkms-signed kunwind.ko: dkms build failed (log $d.log)"
+		return 0
+	}
+	f=$(find "$d/tree" -name kunwind.ko -path '*/module/*' | head -n 1)
+	[ -n "$f" ] || { log "dkms-signed kunwind.ko: no module in $d/tree"; return 0; }
+	cp "$f" "$d/kunwind.ko"
+	echo "$d/kunwind.ko"
+}
+
 # kuw_lockdown_files WORK: DEST=SRC for the lockdown guests (their /init,
-# the unsigned kunwind.ko of the negative control).
+# the unsigned kunwind.ko of the negative control, the DKMS-signed one
+# when kuw_dkms_test_kernel made it).
 kuw_lockdown_files() {
 	echo "/init-lockdown=$REPO/scripts/init/lockdown.sh"
 	echo "/lib/kunwind/unsigned/kunwind.ko=$1/unsigned/kunwind.ko"
+	[ ! -f "$1/dkms/kunwind.ko" ] ||
+		echo "/lib/kunwind/dkms/kunwind.ko=$1/dkms/kunwind.ko"
 }
 
 # kuw_lockdown_guests KERNEL INITRD LOGPREFIX: boot the cell's initramfs

@@ -5,8 +5,8 @@
 # that trusts the test bed's MOK key (scripts/kconfig/sign.config), every
 # module signed with it (kuw_build_modules).  Reports KTAP.
 #
-# integrity: an unsigned kunwind.ko is refused and the signed one loads,
-# untainted; debugfs is a read-only view; the stock flow goes through
+# integrity: an unsigned kunwind.ko is refused and the signed one (DKMS's
+# build, signed by DKMS, on x86_64) loads, untainted; debugfs is a read-only view; the stock flow goes through
 # /dev/kunwind/: the vmlinux table replaced by the loader's blob
 # (kunwind-dump load, from the kernel image at the debug package's path),
 # every thread's walk against /proc/PID/stack, rules, the consumers
@@ -62,8 +62,15 @@ if insmod "$KUW_MODDIR"/unsigned/kunwind.ko 2>$T/err; then
 else
 	ok "an unsigned kunwind.ko is refused ($(cat $T/err); $(dmesg | grep -m1 -i 'lockdown\|signature\|key' || echo 'no log line'))"
 fi
+# DKMS's build, signed by DKMS with the MOK key, where the cell made one
+# (x86_64); else the test bed's own build, signed with the same key.
+ko="$KUW_MODDIR"/kunwind.ko what="the signed kunwind.ko loads"
+if [ -f "$KUW_MODDIR"/dkms/kunwind.ko ]; then
+	ko="$KUW_MODDIR"/dkms/kunwind.ko
+	what="kunwind.ko as DKMS built and signed it loads"
+fi
 taint0=$(cat /proc/sys/kernel/tainted)
-check "the signed kunwind.ko loads" insmod "$KUW_MODDIR"/kunwind.ko
+check "$what" insmod "$ko"
 taint=$(cat /proc/sys/kernel/tainted)
 # 8192: an unsigned module was loaded (TAINT_UNSIGNED_MODULE)
 if [ $(((taint ^ taint0) & 8192)) = 0 ]; then

@@ -42,6 +42,7 @@ import mmap
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -61,8 +62,7 @@ ET_REL = 1
 
 # Calls through these are indirect in effect: retpoline and call-depth
 # thunks, static call trampolines, ftrace's patched call sites.
-THUNK = re.compile(r'^(__x86_indirect_|__SCT__|__fentry__$|_mcount$|'
-                   r'__x86_return_thunk$|__static_call)')
+THUNK = re.compile(r'^(__x86_indirect_|__SCT__|__fentry__$|_mcount$)')
 # Exception entry code by name (the section markers come first).
 ENTRY_NAME = {
     EM_X86_64: re.compile(r'^(asm_|entry_SYSCALL|entry_INT80|entry_SYSENTER|'
@@ -202,11 +202,10 @@ class Func:
 
 
 class Obj:
-    def __init__(self, elf, name, kaslr_shift):
+    def __init__(self, elf, name):
         self.elf, self.name = elf, name
         self.module = elf.type == ET_REL
-        self.shift = kaslr_shift   # runtime = link + shift (vmlinux)
-        self.relocs = {}
+        self.relocs = {}      # call site -> (target, symbol name, addend)
 
 
 class Image:
@@ -218,7 +217,7 @@ class Image:
         if self.machine not in (EM_X86_64, EM_AARCH64):
             raise Error('%s: machine %d is neither x86_64 nor arm64'
                         % (vmlinux, self.machine))
-        self.objs = [Obj(self.vm, 'vmlinux', 0)]
+        self.objs = [Obj(self.vm, 'vmlinux')]
         for s in self.vm.sections:
             if s.is_text:
                 s.base = s.addr
@@ -228,9 +227,10 @@ class Image:
                 raise Error('%s: another architecture than %s'
                             % (path, vmlinux))
             placer(e)
-            self.objs.append(Obj(e, name, 0))
+            self.objs.append(Obj(e, name))
         self.funcs = []
         self.byname = {}
+        self.anon = {}
         self.marks = {}
         for o in self.objs:
             self._read_symbols(o)
@@ -325,7 +325,9 @@ class Image:
 
     def func_at(self, addr):
         """The function containing addr: the nearest sized symbol around
-        it, else the nearest label before it; None between functions."""
+        it, else the nearest label before it; code after a sized function
+        that no symbol names is one function from that end to the next
+        symbol."""
         i = bisect.bisect_right(self.starts, addr) - 1
         label = None
         for j in range(i, max(i - 64, -1), -1):
@@ -333,10 +335,25 @@ class Image:
             if f.size:
                 if addr < f.start + f.size:
                     return f
+                if label is None and addr < f.sec.base + f.sec.size:
+                    label = self._anon(f, i)
                 return label
             if label is None and addr < f.dend:
                 label = f
         return label
+
+    def _anon(self, f, i):
+        start = f.start + f.size
+        g = self.anon.get(start)
+        if g is None:
+            g = self.anon[start] = Func()
+            g.start, g.name, g.obj, g.sec, g.rank = \
+                start, '?(after %s)' % f.name, f.obj, f.sec, f.rank
+            nxt = self.starts[i + 1] if i + 1 < len(self.starts) else None
+            send = f.sec.base + f.sec.size
+            g.dend = min(nxt, send) if nxt and nxt > start else send
+            g.size, g.insns, g.ends = g.dend - start, None, None
+        return g
 
     def in_text(self, addr):
         for a, b, _ in self.texts:
@@ -639,7 +656,7 @@ class Checker:
     def prefetch(self, chains):
         """Disassemble everything the chains will need, a few objdump runs
         in all rather than one per function."""
-        img, code = self.img, self.code
+        code = self.code
         fs = [fr.func for c in chains for fr in c.frames if fr.func]
         code.need(fs)
         frontier = set()
@@ -667,7 +684,6 @@ class Checker:
                     if h is not None:
                         nxt.add(h)
             frontier = nxt
-        del img
 
     def check(self, chain, first_is_return):
         img = self.img
@@ -871,8 +887,6 @@ class Resolver:
                                                below.func):
                     fr.back = 0
             fr.func = img.func_at(fr.addr - fr.back)
-            if fr.func is None and not img.in_text(fr.addr - fr.back):
-                fr.func = None
 
 
 # ---------------------------------------------------------------- main
@@ -1064,6 +1078,7 @@ def main(argv=None):
                    help='exit 1 when a frame is skipped too')
     p.add_argument('inputs', nargs='*', metavar='INPUT')
     args = p.parse_args(argv)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         image = build_image(args)
         checker = Checker(image, args.hops)

@@ -433,33 +433,38 @@ def kernel_sites(funcs):
     return out
 
 
+def kernel_code(v, syms, *names):
+    """objdump's lines of the first 0x100 bytes of each function."""
+    if not all(n in syms for n in names):
+        raise Skip('not a kernel with %s' % ', '.join(names))
+    out = ''.join(subprocess.run(
+        ['objdump', '-d', '--no-show-raw-insn',
+         '--start-address=%#x' % syms[n],
+         '--stop-address=%#x' % (syms[n] + 0x100), v],
+        capture_output=True, text=True, check=True).stdout for n in names)
+    return [ln for ln in out.splitlines() if re.match(r'^[0-9a-f]+:', ln)]
+
+
+def ret_after(lines, fn_start, what):
+    """The address after the first instruction of a function (at fn_start)
+    whose line has what in it."""
+    for i, ln in enumerate(lines[:-1]):
+        a = int(ln.split(':')[0], 16)
+        if a >= fn_start and what in ln:
+            return int(lines[i + 1].split(':')[0], 16)
+    raise Skip('no %s' % what)
+
+
 @test
 def kernel_syscall_chain():
     """read(2) as perf shows it: ksys_read calls vfs_read; do_syscall_64
     reaches ksys_read through x64_sys_call's and __x64_sys_read's jumps
     (if this kernel has them); entry code calls do_syscall_64."""
     v, syms, funcs = kernel()
-    need = ('vfs_read', 'ksys_read', 'do_syscall_64', 'x64_sys_call',
-            'entry_SYSCALL_64')
-    if not all(n in syms for n in need):
-        raise Skip('not a kernel with %s' % ', '.join(need))
-    out = ''.join(subprocess.run(
-        ['objdump', '-d', '--no-show-raw-insn',
-         '--start-address=%#x' % syms[n],
-         '--stop-address=%#x' % (syms[n] + 0x100), v],
-        capture_output=True, text=True, check=True).stdout
-        for n in ('do_syscall_64', 'entry_SYSCALL_64'))
-
-    def ret_after(fn_start, callee, text):
-        lines = [ln for ln in text.splitlines() if re.match(r'^[0-9a-f]+:',
-                                                            ln)]
-        for i, ln in enumerate(lines[:-1]):
-            a = int(ln.split(':')[0], 16)
-            if a >= fn_start and '<%s>' % callee in ln and '\tcall' in ln:
-                return int(lines[i + 1].split(':')[0], 16)
-        raise Skip('no call of %s' % callee)
-    rets = [ret_after(syms['do_syscall_64'], 'x64_sys_call', out),
-            ret_after(syms['entry_SYSCALL_64'], 'do_syscall_64', out)]
+    out = kernel_code(v, syms, 'do_syscall_64', 'entry_SYSCALL_64',
+                      'x64_sys_call', 'vfs_read', 'ksys_read')
+    rets = [ret_after(out, syms['do_syscall_64'], '<x64_sys_call>'),
+            ret_after(out, syms['entry_SYSCALL_64'], '<do_syscall_64>')]
     ks = sites(funcs, 'ksys_read', 'vfs_read', 'call')
     text = 'cat 1 [000] 1.0: 1 cpu-clock:\n' + ''.join(
         '\t%x %s ([kernel.kallsyms])\n' % (a, s) for a, s in
@@ -476,6 +481,28 @@ def kernel_syscall_chain():
         int(m.group(1), 16) + off), text)
     _, res = fc(v, text2, rc=0)
     assert classes(res) == got and res['kaslr'] == '%#x' % off, res['kaslr']
+
+
+@test
+def kernel_interrupt_chain():
+    """A timer interrupt in the idle loop: the entry stub calls the C
+    handler; the frame above the stub is the pc after hlt, an exception
+    boundary, not a return address."""
+    v, syms, _ = kernel()
+    names = ('__sysvec_apic_timer_interrupt', 'sysvec_apic_timer_interrupt',
+             'asm_sysvec_apic_timer_interrupt', 'default_idle')
+    out = kernel_code(v, syms, *names)
+    addrs = [syms[names[0]] + 5,
+             ret_after(out, syms[names[1]], '<%s>' % names[0]),
+             ret_after(out, syms[names[2]], '<%s>' % names[1]),
+             ret_after(out, syms[names[3]], '\thlt')]
+    _, res = fc(v, ''.join('%x\n' % a for a in addrs), '--nokaslr', rc=0)
+    assert classes(res) == [['pc', 'verified', 'verified', 'boundary']], \
+        res['chains']
+    # Without the stub's frame the pc after hlt is wrong.
+    _, res = fc(v, ''.join('%x\n' % a for a in addrs[:2] + addrs[3:]),
+                '--nokaslr', rc=1)
+    assert classes(res) == [['pc', 'verified', 'wrong']], res['chains']
 
 
 @test

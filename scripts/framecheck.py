@@ -741,10 +741,16 @@ RE_SYMOFF = re.compile(r'^([A-Za-z_.$][\w.$]*)\+(0x[0-9a-f]+|\d+)')
 RE_DSO = re.compile(r'\s+\(([^()]*)\)\s*$')
 
 
+RE_NAME = re.compile(r'^([A-Za-z_.$][\w.$]*)$')
+
+
 def parse_symoff(s):
+    """sym+off (offset in hex with 0x, else decimal) or a bare symbol
+    (perf script's default): (name, offset or None)."""
     m = RE_SYMOFF.match(s or '')
     if not m:
-        return None, None
+        m = RE_NAME.match(s or '')
+        return (m.group(1), None) if m else (None, None)
     o = m.group(2)
     return m.group(1), int(o, 16) if o.startswith('0x') else int(o)
 
@@ -827,16 +833,21 @@ class Resolver:
         self.img, self.kaslr = image, kaslr
 
     def guess_kaslr(self, chains):
-        """KASLR offset from frames that give both address and symbol."""
+        """KASLR offset from frames that give both address and symbol;
+        without the symbol's offset (perf script's default), the distance
+        rounded down to 64 KiB (KASLR offsets are multiples of it)."""
         votes = {}
         for c in chains:
             for fr in c.frames[:8]:
-                if fr.raw is None or fr.name is None or fr.off is None:
+                if fr.raw is None or fr.name is None:
                     continue
                 fs = [f for f in self.img.byname.get(fr.name, ())
                       if f.obj is self.img.objs[0]]
                 if len(fs) == 1:
-                    d = (fr.raw - fs[0].start - fr.off) & 0xffffffffffffffff
+                    d = (fr.raw - fs[0].start - (fr.off or 0)) \
+                        & 0xffffffffffffffff
+                    if fr.off is None:
+                        d &= ~0xffff
                     votes[d] = votes.get(d, 0) + 1
             if sum(votes.values()) > 64:
                 break
@@ -859,8 +870,9 @@ class Resolver:
             fs = [f for f in fs if f.obj.name == mod] or fs
         elif len(fs) > 1:
             fs = [f for f in fs if f.obj is img.objs[0]] or fs
-        fs = [f for f in fs if not f.size or fr.off <= f.size] or fs
-        return fs[0].start + fr.off if fs else None
+        off = fr.off or 0
+        fs = [f for f in fs if not f.size or off <= f.size] or fs
+        return fs[0].start + off if fs else None
 
     def resolve(self, chain, first_is_return, keep):
         """Addresses and functions of the chain's kernel frames."""

@@ -481,6 +481,10 @@ def kernel_syscall_chain():
         int(m.group(1), 16) + off), text)
     _, res = fc(v, text2, rc=0)
     assert classes(res) == got and res['kaslr'] == '%#x' % off, res['kaslr']
+    # perf script's default: symbols without offsets.
+    text3 = text2.replace('vfs_read+0x5', 'vfs_read')
+    _, res = fc(v, text3, rc=0)
+    assert classes(res) == got and res['kaslr'] == '%#x' % off, res['kaslr']
 
 
 @test

@@ -784,11 +784,18 @@ def detect(lines):
             return 'stack'
         if line.startswith('@') and line.rstrip().endswith('['):
             return 'bpftrace'
-    header = any(x.strip() and not x[0].isspace() and not x.startswith('#')
-                 and not frame_from(x) for x in head)
-    indented = any(x[:1].isspace() and x.strip() and frame_from(x)
-                   for x in head)
-    return 'perf' if header and indented else 'addr'
+    header = any(x.strip() and not x.startswith('#') and not perf_frame(x)
+                 for x in head)
+    frames = any(perf_frame(x) for x in head)
+    return 'perf' if header and frames else 'addr'
+
+
+def perf_frame(line):
+    """A frame of perf script's (tab first, or with a DSO), or None; any
+    other line is a sample's header, whose comm may be right-aligned."""
+    if line.startswith('\t') or RE_DSO.search(line):
+        return frame_from(line)
+    return None
 
 
 def read_chains(lines, fmt):
@@ -815,7 +822,7 @@ def read_chains(lines, fmt):
             continue
         if s.lstrip().startswith('#'):
             continue
-        fr = frame_from(s) if (fmt != 'perf' or s[:1].isspace()) else None
+        fr = perf_frame(s) if fmt == 'perf' else frame_from(s)
         if fr is None:
             if fmt == 'perf':
                 cur = Chain(s.strip(), n)

@@ -231,7 +231,9 @@ def render(fmt, syms, chains):
         if fmt == 'addr':
             out += ['%x' % a for a in addrs] + ['']
         elif fmt == 'perf':
-            out.append('prog %d [000] %d.000000: 1 cycles:' % (n, n))
+            # perf right-aligns the comm; a hex-looking one too
+            out.append('%16s %5d [000] %d.000000: 1 cycles:'
+                       % ('cafe' if n % 2 else 'prog', n, n))
             for a in addrs:
                 name, off, _ = symoff(syms, a)
                 out.append('\t%16x %s+0x%x (/tmp/prog)' % (a, name, off))

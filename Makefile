@@ -78,13 +78,15 @@ install-loader:
 
 # The runner carries .sframe too (-Wa,--gsframe): tests unwind it.
 # Host tests: unit tests (runner), the differential tests against
-# binutils, then the test bed's result parser (tests/ktap_test.py).  Each
+# binutils, the test bed's result parser (tests/ktap_test.py) and the
+# frame checker (tests/framecheck_test.py).  Each
 # prints "N passed, N failed"; scripts/check.sh adds them up.
 test-host: $(B)/kunwind-dump $(B)/kunwind-dump-asan $(B)/tests/runner
 	KT_SRCDIR=tests KT_BUILDDIR=$(B)/tests $(B)/tests/runner
 	@if [ -x tests/difftest.sh ]; then B=$(B) tests/difftest.sh; fi
 	@if [ -x tests/difftest-tc.sh ]; then B=$(B) tests/difftest-tc.sh; fi
 	python3 tests/ktap_test.py
+	python3 tests/framecheck_test.py
 
 fuzz:
 	B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh

@@ -72,6 +72,8 @@ unsigned long kuw_lookup_name(const char *name);
 unsigned long kuw_lookup_fn(const char *name);
 const struct kuw_internal *kuw_internal(unsigned int i);
 void kuw_lookup_range(const char *name, unsigned long *range);
+bool kuw_fn_extent(unsigned long addr, unsigned long *start,
+		   unsigned long *size);
 int kuw_ksyms_init(void);
 void kuw_put_task_stack(struct task_struct *task);
 bool kuw_kernel_text(unsigned long addr);

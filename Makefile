@@ -35,8 +35,8 @@ FUZZ_SECONDS ?= 10
 
 ENGINE_SRC := $(addprefix module/engine/,$(addsuffix .c,$(KUW_ENGINE)))
 ENGINE_HDR := $(wildcard include/kunwind/*.h module/engine/*.h tools/*.h)
-TOOL_SRC := $(filter-out tools/kunwind-dump.c tools/load.c,$(wildcard tools/*.c))
-DUMP_SRC := tools/kunwind-dump.c tools/load.c
+DUMP_SRC := tools/kunwind-dump.c tools/load.c tools/dump.c
+TOOL_SRC := $(filter-out $(DUMP_SRC),$(wildcard tools/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
 HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \

@@ -596,8 +596,9 @@ void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
 	u32 n = 16;
 
 	/*
-	 * Entries of x->rc (the general path's row cache) worth zeroing for a section of @size bytes: the
-	 * general path runs only what the fast path leaves (few FDEs).
+	 * Entries of x->rc (the general path's row cache) worth zeroing for
+	 * a section of @size bytes: the general path runs only what the
+	 * fast path leaves (few FDEs).
 	 */
 	while (n < KUW_CFI_RCACHE && n < size / 256)
 		n *= 2;

@@ -19,6 +19,10 @@
  *     the frames of kunwind's own walk without the scheduler's;
  *   - stack_trace_save_tsk_reliable() of that thread: reliable, the same
  *     frames (where the kernel has the function);
+ *   - stack_trace_save() at the bottom of a recursion deeper than
+ *     kunwind walks (KUNWIND_MAX_FRAMES): kunwind's trace joined to the
+ *     kernel's where kunwind stopped, each frame once: the kernel's own
+ *     trace, entry for entry;
  *   - the switch flipped on and off while another thread calls
  *     stack_trace_save() from the chain's leaf in a loop: every trace has
  *     the whole chain (the kernel checks for reports: lockdep, KASAN,
@@ -539,6 +543,90 @@ static void cs_hrtimer_save(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, k->n && cs_is(k->pcs[0], "cs_hrtimer_fn"));
 }
 
+/*
+ * ---- a recursion deeper than kunwind walks: the fallback's splice ----
+ *
+ * cs_rec() calls itself CS_REC_DEPTH times from one call site, then
+ * stack_trace_save() into a buffer larger than KUNWIND_MAX_FRAMES: kunwind
+ * stops at its frame limit inside the recursion (-KUW_E_LIMIT, not the
+ * end of the stack), so the kernel's unwinder must give the rest.  Every
+ * frame of the recursion has the same return address: the kernel's walk
+ * must be joined at the frame where kunwind's stopped, not at the first
+ * frame with that pc.  Truth: the recursion's known depth (CS_REC_DEPTH + 1
+ * entries in cs_rec(): the innermost one's call of stack_trace_save(), then
+ * one per recursive call) and the kernel's own stack_trace_save() from the
+ * same place with the switch off, entry for entry.
+ */
+#define CS_REC_DEPTH	(KUNWIND_MAX_FRAMES + 16)
+#define CS_REC_MAX	(2 * KUNWIND_MAX_FRAMES + 64)
+
+struct cs_rec {
+	unsigned long *pcs;
+	unsigned int n;
+};
+
+static noinline __kuw_noipa int cs_rec(struct cs_rec *r, unsigned int depth)
+{
+	int ret;
+
+	if (!depth) {
+		r->n = stack_trace_save(r->pcs, CS_REC_MAX, 0);
+		return 0;
+	}
+	ret = cs_rec(r, depth - 1);
+	barrier();	/* not a tail call, not a loop */
+	return ret + 1;
+}
+
+static unsigned int cs_rec_count(const unsigned long *pcs, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += cs_is(pcs[i], "cs_rec");
+	return k;
+}
+
+static void cs_save_recursion(struct kunit *test)
+{
+	struct cs_rec on = {}, off = {};
+	unsigned long fb;
+	unsigned int i;
+	bool same;
+
+	on.pcs = kunit_kcalloc(test, CS_REC_MAX, sizeof(long), GFP_KERNEL);
+	off.pcs = kunit_kcalloc(test, CS_REC_MAX, sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, on.pcs);
+	KUNIT_ASSERT_NOT_NULL(test, off.pcs);
+	cs_switch_on(test, "stack_trace_save");
+	fb = cs_count("stack_trace_save", KUNWIND_CONS_FALLBACK);
+	cs_rec(&on, CS_REC_DEPTH);
+	/* kunwind stopped early: the kernel's unwinder gave the rest */
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save",
+				       KUNWIND_CONS_FALLBACK), fb + 1);
+	cs_switch_off(test);
+	cs_rec(&off, CS_REC_DEPTH);
+	kunit_info(test, "recursion of %u: %u entries on (%u in cs_rec), %u off (%u in cs_rec)\n",
+		   CS_REC_DEPTH, on.n, cs_rec_count(on.pcs, on.n), off.n,
+		   cs_rec_count(off.pcs, off.n));
+	KUNIT_EXPECT_GT(test, on.n, (unsigned int)KUNWIND_MAX_FRAMES);
+	KUNIT_EXPECT_TRUE(test, on.n && cs_is(on.pcs[0], "cs_rec"));
+	/* each frame of the recursion once: none repeated by the splice */
+	KUNIT_EXPECT_EQ(test, cs_rec_count(on.pcs, on.n), CS_REC_DEPTH + 1);
+	KUNIT_EXPECT_EQ(test, cs_rec_count(off.pcs, off.n), CS_REC_DEPTH + 1);
+	/* the kernel's own trace, entry for entry */
+	for (i = 0; i < on.n && i < off.n && on.pcs[i] == off.pcs[i]; i++)
+		;
+	same = on.n == off.n && i == on.n;
+	KUNIT_EXPECT_TRUE_MSG(test, same, "not the kernel's trace from entry %u on",
+			      i);
+	if (!same) {
+		i = i > 2 ? i - 2 : 0;
+		cs_dump(test, "on ", on.pcs + i, min(on.n - i, 8U));
+		cs_dump(test, "off", off.pcs + i, min(off.n - i, 8U));
+	}
+}
+
 /* ---- a sleeping chain thread: stack_trace_save_tsk(), _reliable ---- */
 
 static struct task_struct *cs_sleeper_start(struct kunit *test,
@@ -808,6 +896,7 @@ static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_save_tsk),
 	KUNIT_CASE(cs_save_tsk_reliable),
 	KUNIT_CASE(cs_save_regs),
+	KUNIT_CASE(cs_save_recursion),
 	KUNIT_CASE(cs_perf_callchain),
 	KUNIT_CASE(cs_toggle),
 	{}

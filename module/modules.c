@@ -15,6 +15,9 @@
  *   a section ends at the next section's address at most, and the module
  *   loader zero-fills its memory, so the padding after .eh_frame reads as
  *   a zero-length terminator; .sframe is bounded by its own header.
+ *   Under kptr_restrict=2 (or kptr_restrict=1 and an opener without
+ *   CAP_SYSLOG) every such file reads 0: those modules get no tables, which
+ *   kunwind says in one log line (kuw_sysfs_hidden()).
  * Only public struct module fields are used (name, state, list, and its
  * memory through module/compat.h); no private structure.
  *
@@ -230,17 +233,35 @@ ssize_t kuw_read_file(const char *path, void *buf, size_t len)
 	return n;
 }
 
+/*
+ * /sys/module/<name>/sections/ files read 0 when kallsyms_show_value()
+ * says no for their opener's credentials: kptr_restrict=2, or 1 without
+ * CAP_SYSLOG.  Every module read from sysfs then has no tables: said
+ * once, in one line.
+ */
+static void kuw_sysfs_hidden(const char *mod)
+{
+	pr_warn_once("/sys/module/%s/sections/ shows address 0 (kptr_restrict=2, or kptr_restrict=1 without CAP_SYSLOG): modules loaded before kunwind, kunwind itself and module blobs get no unwind tables\n",
+		     mod);
+}
+
 static int kuw_read_addr(const char *mod, const char *sec, unsigned long *v)
 {
 	char path[128], buf[32];
 	ssize_t n;
+	int ret;
 
 	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, sec);
 	n = kuw_read_file(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return n ? n : -EINVAL;
 	buf[n] = 0;
-	return kstrtoul(strim(buf), 16, v);
+	ret = kstrtoul(strim(buf), 16, v);
+	if (!ret && !*v) {	/* no section of a loaded module is at 0 */
+		kuw_sysfs_hidden(mod);
+		return -EPERM;
+	}
+	return ret;
 }
 
 /* The lowest section address above @a, at most @limit. */

@@ -17,8 +17,11 @@
  *   - stack_trace_save_tsk() of a sleeping chain thread ("/proc/PID/stack")
  *     is the kernel's answer with the switch off, frame for frame, and
  *     the frames of kunwind's own walk without the scheduler's;
- *   - stack_trace_save_tsk_reliable() of that thread: reliable, the same
- *     frames (where the kernel has the function);
+ *   - stack_trace_save_tsk_reliable() of that thread, opted in
+ *     (kunwind_consumers_set_reliable()): reliable, the same frames (where
+ *     the kernel has the function); not opted in, the switch leaves it the
+ *     kernel's (not hooked, its calls never reach kunwind) while the
+ *     others are kunwind's;
  *   - stack_trace_save() at the bottom of a recursion deeper than
  *     kunwind walks (KUNWIND_MAX_FRAMES): kunwind's trace joined to the
  *     kernel's where kunwind stopped, each frame once: the kernel's own
@@ -723,6 +726,7 @@ static void cs_save_tsk_reliable(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, kunwind_consumers_set_reliable(true), 0);
 	cs_switch_on(test, "stack_trace_save_tsk_reliable");
 	task = cs_sleeper_start(test, s);
 	on = kt_save_tsk_reliable(task, t->on, CS_MAX);
@@ -741,6 +745,65 @@ static void cs_save_tsk_reliable(struct kunit *test)
 		   off);
 	if (off > 0)
 		KUNIT_EXPECT_TRUE(test, cs_contains(t->on, on, t->off, off, 0));
+}
+
+/*
+ * ---- stack_trace_save_tsk_reliable(): hooked only when opted in ----
+ *
+ * The switch alone leaves livepatch's check the kernel's (not hooked, its
+ * calls never reach kunwind: its calls counter stays), while the other
+ * consumers are kunwind's; the opt-in hooks it at once with the switch on,
+ * and drops it at once; kept across switching.
+ */
+static bool cs_rel_hooked(struct kunit *test, unsigned long *calls)
+{
+	struct kunwind_consumer_info info;
+	unsigned long pcs[8];
+
+	KUNIT_EXPECT_EQ(test, cs_info("stack_trace_save_tsk_reliable", &info),
+			0);
+	*calls = info.count[KUNWIND_CONS_CALLS];
+	kt_save_tsk_reliable(current, pcs, ARRAY_SIZE(pcs));
+	*calls = cs_count("stack_trace_save_tsk_reliable", KUNWIND_CONS_CALLS) -
+		 *calls;
+	return info.hooked;
+}
+
+static void cs_reliable_optin(struct kunit *test)
+{
+	struct kunwind_consumer_info info;
+	unsigned long calls;
+
+	if (!IS_ENABLED(CONFIG_HAVE_RELIABLE_STACKTRACE))
+		kunit_skip(test, "no stack_trace_save_tsk_reliable in this kernel");
+	KUNIT_ASSERT_EQ(test, kunwind_consumers_set_reliable(false), 0);
+	cs_switch_on(test, "stack_trace_save");
+	KUNIT_ASSERT_EQ(test, cs_info("stack_trace_save_tsk_reliable", &info),
+			0);
+	if (!info.offered)
+		kunit_skip(test, "stack_trace_save_tsk_reliable not offered");
+	/* the switch on, not opted in: the kernel's */
+	KUNIT_EXPECT_FALSE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 0UL);
+	/* opted in with the switch on: kunwind's at once */
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set_reliable(true), 0);
+	KUNIT_EXPECT_TRUE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 1UL);
+	/* opted out with the switch on: the kernel's again, the rest not */
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set_reliable(false), 0);
+	KUNIT_EXPECT_FALSE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 0UL);
+	KUNIT_EXPECT_EQ(test, cs_info("stack_trace_save", &info), 0);
+	KUNIT_EXPECT_TRUE(test, info.hooked);
+	/* opted in while off: hooked at the next switch on, not before */
+	cs_switch_off(test);
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set_reliable(true), 0);
+	KUNIT_EXPECT_FALSE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 0UL);
+	cs_switch_on(test, "stack_trace_save_tsk_reliable");
+	KUNIT_EXPECT_TRUE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 1UL);
+	cs_switch_off(test);
 }
 
 /*
@@ -889,12 +952,14 @@ static void cs_toggle(struct kunit *test)
 static void cs_exit(struct kunit *test)
 {
 	kunwind_consumers_set(false);
+	kunwind_consumers_set_reliable(false);
 }
 
 static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_hrtimer_save),
 	KUNIT_CASE(cs_save_tsk),
 	KUNIT_CASE(cs_save_tsk_reliable),
+	KUNIT_CASE(cs_reliable_optin),
 	KUNIT_CASE(cs_save_regs),
 	KUNIT_CASE(cs_save_recursion),
 	KUNIT_CASE(cs_perf_callchain),

@@ -18,6 +18,7 @@
 #   make check-headers  kunwind.ko against Debian's stock header packages
 #                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
+#   make stack-usage    kunwind's deepest stack path per consumer entry
 #   make tools          build/kunwind-dump
 #   make install-loader kunwind-dump + the udev rule that loads stock-kernel
 #                       tables from the debug package (root)
@@ -45,7 +46,8 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 check-matrix check-headers check-reliable lint install-loader
+	check-arm64 check-matrix check-headers check-reliable lint install-loader \
+	stack-usage
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -133,6 +135,12 @@ check-reliable:
 lint:
 	@env -u ARCH -u MAKEFLAGS KUW_RELEASE=$(or $(RELEASE),6.1) \
 		KUW_ARCH=$(or $(ARCH),x86_64) scripts/lint.sh
+
+# kunwind's deepest stack path per consumer entry, from the build's call
+# graphs (KUW_STACK_MAX bytes at most, default 1920; README "Stack use")
+stack-usage:
+	@env -u ARCH -u MAKEFLAGS KUW_RELEASE=$(or $(RELEASE),6.1) \
+		KUW_ARCH=$(or $(ARCH),x86_64) scripts/stack-usage.sh
 
 clean:
 	rm -rf $(B)

@@ -167,8 +167,11 @@ static bool kuw_sink_splice(void *cookie, unsigned long pc)
 	return true;
 }
 
-/* Frames a walk steps per kunwind_next_frames() call into a buffer. */
-#define KUW_SINK_BATCH	16
+/*
+ * Frames a walk steps per kunwind_next_frames() call into a buffer (on the
+ * deepest stack path: README, "Stack use").
+ */
+#define KUW_SINK_BATCH	8
 
 /*
  * kunwind's walk into @k.  Return: true when it answered (the end of the

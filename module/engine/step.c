@@ -87,11 +87,12 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
  * fail (an AArch64 signed return address gets its top bits back).  Tables
  * mark such rules (KUW_RF_FAST) when they are built; other
  * rules are checked here.  Returns 1 when the rule is not of this kind
- * (nothing changed).
+ * (nothing changed).  Out of line, so that its frame is not under
+ * step_generic()'s (README, "Stack use").
  */
-static int step_fast(const struct kuw_arch_info *ai, u8 arch,
-		     const struct kuw_rule *rule, struct kuw_regs *regs,
-		     void *mem_ctx)
+static kuw_noinline int step_fast(const struct kuw_arch_info *ai, u8 arch,
+				  const struct kuw_rule *rule,
+				  struct kuw_regs *regs, void *mem_ctx)
 {
 	u64 cfa, ra, ra_slot, bit, known = regs->valid & ~regs->lazy;
 	s32 ra_off = 0;

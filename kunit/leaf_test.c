@@ -49,8 +49,10 @@ static bool kl_in_loop(unsigned long pc)
 {
 	char sym[KSYM_SYMBOL_LEN];
 
+	/* "kl_leaf_loop [leaf_test]": a module's symbol */
 	sprint_symbol_no_offset(sym, pc);
-	return !strcmp(sym, "kl_leaf_loop");
+	return !strncmp(sym, "kl_leaf_loop", 12) &&
+	       (sym[12] == 0 || sym[12] == ' ');
 }
 
 static enum hrtimer_restart kl_tick(struct hrtimer *h)

@@ -402,8 +402,8 @@ kuw_switch_guest() {
 # nothing, with the reason on stderr.
 kuw_dkms_test_kernel() {
 	local kdir=$1 work=$2 root mokd kver ver d f
-	[ "$KUW_ARCH" = x86_64 ] || { log "dkms-signed kunwind.ko: x86_64 cells only"; return 0; }
-	[ "$(id -u)" = 0 ] || { log "dkms-signed kunwind.ko: needs root"; return 0; }
+	[ "$KUW_ARCH" = x86_64 ] || { log "dkms-signed kunwind.ko: x86_64 cells only" >&2; return 0; }
+	[ "$(id -u)" = 0 ] || { log "dkms-signed kunwind.ko: needs root" >&2; return 0; }
 	root=$(kuw_root bookworm plain) || return 0
 	mokd=$(dirname "$(kuw_test_mok)")
 	kver=$(cat "$kdir/include/config/kernel.release")
@@ -416,7 +416,7 @@ kuw_dkms_test_kernel() {
 	(
 		mkdir -p "$CACHE/roots"
 		flock -w 1800 8 || die "$CACHE/roots/bookworm-plain.test.lock: timeout"
-		kuw_root_install "$root" dkms gcc-12 make libelf-dev >&2 || exit 1
+		kuw_root_install "$root" dkms gcc gcc-12 make libelf-dev >&2 || exit 1
 		install -d -m 0755 "$root/var/lib/dkms"
 		install -m 0600 "$mokd/mok.key" "$root/var/lib/dkms/mok.key"
 		install -m 0644 "$mokd/mok.pub" "$root/var/lib/dkms/mok.pub"
@@ -428,11 +428,11 @@ kuw_dkms_test_kernel() {
 			--kernelsourcedir "$kdir" build >>"$d.log" 2>&1
 	) 8>"$CACHE/roots/bookworm-plain.test.lock" || {
 		tail -n 20 "$d.log" >&2 2>/dev/null
-		log "dkms-signed kunwind.ko: dkms build failed (log $d.log)"
+		log "dkms-signed kunwind.ko: dkms build failed (log $d.log)" >&2
 		return 0
 	}
 	f=$(find "$d/tree" -name kunwind.ko -path '*/module/*' | head -n 1)
-	[ -n "$f" ] || { log "dkms-signed kunwind.ko: no module in $d/tree"; return 0; }
+	[ -n "$f" ] || { log "dkms-signed kunwind.ko: no module in $d/tree" >&2; return 0; }
 	cp "$f" "$d/kunwind.ko"
 	echo "$d/kunwind.ko"
 }
@@ -460,7 +460,7 @@ kuw_lockdown_guests() {
 	local lvl logf sum p f s tp=0 tf=0 ts=0 ktr utr nk
 	for lvl in integrity confidentiality; do
 		logf=$pfx-$lvl.log
-		log "lockdown guest: lockdown=$lvl (log: ${logf##*/})"
+		log "lockdown guest: lockdown=$lvl (log: ${logf##*/})" >&2
 		if [ "$KUW_ARCH" = arm64 ]; then
 			KUW_TCG_SINGLE=1 kuw_qemu_arm64 "$kernel" "$initrd" "$logf" \
 				"$tmo" "rdinit=/init-lockdown lockdown=$lvl" 512M >&2 || true
@@ -475,7 +475,7 @@ kuw_lockdown_guests() {
 		read -r p f s < <(printf '%s\n' "$sum" | tail -n 1 | sed -n -E \
 			's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p') ||
 			true
-		[ -n "${p:-}" ] || { p=0 f=1 s=0; log "lockdown=$lvl: no summary"; }
+		[ -n "${p:-}" ] || { p=0 f=1 s=0; log "lockdown=$lvl: no summary" >&2; }
 		tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 		[ "$lvl" = integrity ] || continue
 		# the oops: kunwind's trace is the kernel's
@@ -487,10 +487,10 @@ kuw_lockdown_guests() {
 		*) ktr='' ;;
 		esac
 		if [ -n "$ktr" ] && [ "$ktr" = "$utr" ]; then
-			log "[lockdown=integrity] ok: oops: kunwind's trace is the kernel's ($nk frames)"
+			log "[lockdown=integrity] ok: oops: kunwind's trace is the kernel's ($nk frames)" >&2
 			tp=$((tp + 1))
 		else
-			log "[lockdown=integrity] FAIL: oops: kunwind's trace is the kernel's (kernel $nk frames, kunwind $(printf '%s\n' "$utr" | grep -c . || true))"
+			log "[lockdown=integrity] FAIL: oops: kunwind's trace is the kernel's (kernel $nk frames, kunwind $(printf '%s\n' "$utr" | grep -c . || true))" >&2
 			python3 "$REPO/scripts/oops_traces.py" "$logf" >&2 || true
 			tf=$((tf + 1))
 		fi

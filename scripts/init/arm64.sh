@@ -12,7 +12,7 @@
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
 C=/dev/kunwind
-ktap_plan 15
+ktap_plan 16
 diag "start"
 diag "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
 diag "pauth $(grep -o -w -m1 paca /proc/cpuinfo || echo none)"
@@ -38,7 +38,7 @@ check "backtrace self: to the end of the stack, reliable" bt_self
 ktap_subtest "backtrace all vs /proc/PID/stack" sh /guest/backtrace_all.sh
 check "insmod smoke_test.ko (KUnit)" insmod $KUW_MODDIR/kunit/smoke_test.ko
 # churn_payload first: the registry suite unloads and reloads it
-for m in unwind_test context_test churn_payload registry_test; do
+for m in unwind_test context_test churn_payload registry_test leaf_test; do
 	check "insmod $m.ko" insmod $KUW_MODDIR/kunit/$m.ko
 done
 # scripts/ktap.py fails a suite registered here that never reported
@@ -46,7 +46,7 @@ for d in /sys/kernel/debug/kunit/*; do
 	[ -d "$d" ] && diag "kunit suite registered: ${d##*/}"
 done
 check "rmmod the test modules, demo_oops, kunwind" \
-	sh -c "rmmod registry_test && rmmod churn_payload &&
+	sh -c "rmmod leaf_test && rmmod registry_test && rmmod churn_payload &&
 	       rmmod context_test && rmmod unwind_test &&
 	       rmmod smoke_test && rmmod demo_oops && rmmod kunwind"
 if [ -w /proc/sysrq-trigger ]; then

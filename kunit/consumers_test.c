@@ -153,17 +153,17 @@ static void cs_switch_off(struct kunit *test)
  * stack_trace_save_tsk() (not exported before 6.2) and
  * stack_trace_save_tsk_reliable() (never exported: livepatch is built in):
  * found through kallsyms, called as any caller calls them.  0 /
- * -EOPNOTSUPP where the kernel has none.
+ * -EOPNOTSUPP where the kernel has none.  Process context.
  */
+KUW_INTERNAL(stack_trace_save_tsk);
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+KUW_INTERNAL(stack_trace_save_tsk_reliable);
+#endif
+
 static unsigned int kt_save_tsk(struct task_struct *task, unsigned long *store,
 				unsigned int size)
 {
-	static unsigned long KUW_FN(stack_trace_save_tsk);
-
-	if (!KUW_FN(stack_trace_save_tsk))
-		KUW_FN(stack_trace_save_tsk) =
-			kt_lookup_name("stack_trace_save_tsk");
-	if (!KUW_FN(stack_trace_save_tsk))
+	if (!KUW_FN(stack_trace_save_tsk) && !kt_lookup_fn(stack_trace_save_tsk))
 		return 0;
 	return kuw_call(stack_trace_save_tsk, task, store, size, 0);
 }
@@ -172,12 +172,8 @@ static int kt_save_tsk_reliable(struct task_struct *task, unsigned long *store,
 				unsigned int size)
 {
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-	static unsigned long KUW_FN(stack_trace_save_tsk_reliable);
-
-	if (!KUW_FN(stack_trace_save_tsk_reliable))
-		KUW_FN(stack_trace_save_tsk_reliable) =
-			kt_lookup_name("stack_trace_save_tsk_reliable");
-	if (KUW_FN(stack_trace_save_tsk_reliable))
+	if (KUW_FN(stack_trace_save_tsk_reliable) ||
+	    kt_lookup_fn(stack_trace_save_tsk_reliable))
 		return kuw_call(stack_trace_save_tsk_reliable, task, store,
 				size);
 #endif
@@ -193,7 +189,7 @@ struct cs_regs {
 };
 
 static struct cs_regs *cs_regs_cur;
-static unsigned long KUW_FN(stack_trace_save_regs);
+KUW_INTERNAL(stack_trace_save_regs);
 
 static noinline int cs_regs_leaf(struct kuw_chain *c)
 {
@@ -220,8 +216,7 @@ static void cs_save_regs(struct kunit *test)
 	unsigned long calls, kuw;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUW_FN(stack_trace_save_regs) = kt_lookup_name("stack_trace_save_regs");
-	if (!KUW_FN(stack_trace_save_regs))
+	if (!kt_lookup_fn(stack_trace_save_regs))
 		kunit_skip(test, "no stack_trace_save_regs in this kernel");
 	cs_switch_on(test, "stack_trace_save_regs");
 	calls = cs_count("stack_trace_save_regs", KUNWIND_CONS_CALLS);
@@ -262,7 +257,7 @@ struct cs_perf {
 	unsigned int short_bad;		/* samples where it was wrong */
 };
 
-static unsigned long KUW_FN(perf_callchain_kernel);
+KUW_INTERNAL(perf_callchain_kernel);
 
 /*
  * perf's entry limits, as perf_callchain_store() keeps them for the
@@ -385,8 +380,7 @@ static void cs_perf_callchain(struct kunit *test)
 	unsigned int on_s, on_m;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUW_FN(perf_callchain_kernel) = kt_lookup_name("perf_callchain_kernel");
-	if (!KUW_FN(perf_callchain_kernel))
+	if (!kt_lookup_fn(perf_callchain_kernel))
 		kunit_skip(test, "no perf_callchain_kernel in this kernel");
 	cs_switch_on(test, "perf_callchain_kernel");
 	calls = cs_count("perf_callchain_kernel", KUNWIND_CONS_CALLS);
@@ -718,8 +712,7 @@ static struct cs_perf cs_toggle_perf;
 
 static void *cs_toggle_perf_start(struct kunit *test, int cpu)
 {
-	KUW_FN(perf_callchain_kernel) = kt_lookup_name("perf_callchain_kernel");
-	if (!KUW_FN(perf_callchain_kernel))
+	if (!kt_lookup_fn(perf_callchain_kernel))
 		return NULL;
 	return cs_perf_start(test, &cs_toggle_perf, "cs_storm_leaf", cpu);
 }

@@ -19,6 +19,9 @@
  *     the frames of kunwind's own walk without the scheduler's;
  *   - stack_trace_save_tsk_reliable() of that thread: reliable, the same
  *     frames (where the kernel has the function);
+ *   - each fallback once: stack_trace_save_regs() and
+ *     perf_callchain_kernel() from regs whose pc is data, where kunwind
+ *     stops and the kernel's function answers (the fallback counted);
  *   - the switch flipped on and off while another thread calls
  *     stack_trace_save() from the chain's leaf in a loop: every trace has
  *     the whole chain (the kernel checks for reports: lockdep, KASAN,
@@ -796,12 +799,67 @@ static void cs_exit(struct kunit *test)
 	kunwind_consumers_set(false);
 }
 
+/*
+ * The kernel functions kunwind falls back to (module/serve.c), each made
+ * to run once: stack_trace_save_regs() and perf_callchain_kernel() from
+ * regs whose pc is data, not text: kunwind stores the pc and stops (no
+ * unwind info), then hands the same regs to arch_stack_walk() or
+ * perf_callchain_kernel(), which end there too.  The consumers' fallback
+ * column moves, and debugfs kunwind/internals counts the calls
+ * (scripts/guest-switch/fallbacks.sh).
+ */
+static unsigned long cs_not_text;
+
+static void cs_fallback_regs(struct pt_regs *regs)
+{
+	kt_set_regs(regs, (unsigned long)&cs_not_text, current_stack_pointer,
+		    0);
+}
+
+static void cs_fallback(struct kunit *test)
+{
+	unsigned long pcs[8], fb;
+	struct pt_regs regs;
+#ifdef CONFIG_PERF_EVENTS
+	u64 buf[1 + ARRAY_SIZE(pcs)];
+	struct perf_callchain_entry *e = (void *)buf;
+	struct perf_callchain_entry_ctx ctx = { .entry = e,
+						.max_stack = ARRAY_SIZE(pcs) };
+#endif
+
+	if (!kt_lookup_fn(stack_trace_save_regs))
+		kunit_skip(test, "no stack_trace_save_regs in this kernel");
+	cs_switch_on(test, "stack_trace_save_regs");
+	fb = cs_count("stack_trace_save_regs", KUNWIND_CONS_FALLBACK);
+	cs_fallback_regs(&regs);
+	KUNIT_EXPECT_GE(test, kuw_call(stack_trace_save_regs, &regs, pcs,
+				       ARRAY_SIZE(pcs), 0), 1U);
+	KUNIT_EXPECT_EQ(test, pcs[0], (unsigned long)&cs_not_text);
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save_regs",
+				       KUNWIND_CONS_FALLBACK), fb + 1);
+#ifdef CONFIG_PERF_EVENTS
+	if (!kt_lookup_fn(perf_callchain_kernel))
+		goto off;
+	cs_switch_on(test, "perf_callchain_kernel");
+	fb = cs_count("perf_callchain_kernel", KUNWIND_CONS_FALLBACK);
+	cs_fallback_regs(&regs);
+	e->nr = 0;
+	kuw_call(perf_callchain_kernel, &ctx, &regs);
+	KUNIT_EXPECT_GE(test, e->nr, 1ULL);
+	KUNIT_EXPECT_EQ(test, cs_count("perf_callchain_kernel",
+				       KUNWIND_CONS_FALLBACK), fb + 1);
+off:
+#endif
+	cs_switch_off(test);
+}
+
 static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_hrtimer_save),
 	KUNIT_CASE(cs_save_tsk),
 	KUNIT_CASE(cs_save_tsk_reliable),
 	KUNIT_CASE(cs_save_regs),
 	KUNIT_CASE(cs_perf_callchain),
+	KUNIT_CASE(cs_fallback),
 	KUNIT_CASE(cs_toggle),
 	{}
 };

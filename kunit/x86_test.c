@@ -182,6 +182,8 @@ static void x86t_call(struct kunit *test)
 	 * listed the site, the kernel patched it) or to the trampoline.
 	 */
 	tramp = (unsigned long)STATIC_CALL_TRAMP_ADDR(kuw_sc_kallsyms_lookup_size_offset);
+	/* no tramp + 5 folded into a relocation (objtool: !ENDBR) */
+	OPTIMIZER_HIDE_VAR(tramp);
 	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(jmp, (void *)tramp, 5), 0);
 	memcpy(&rel, jmp + 1, 4);
 	KUNIT_EXPECT_EQ(test, jmp[0], 0xe9);

@@ -119,6 +119,8 @@ static unsigned long x86t_direct_call(unsigned long fn, unsigned long a,
 	u8 code[96];
 	s32 rel;
 
+	/* no fn + offset folded into a relocation (objtool: !ENDBR) */
+	OPTIMIZER_HIDE_VAR(fn);
 	if (copy_from_kernel_nofault(code, (void *)fn, sizeof(code)))
 		return 0;
 	for (i = 0; i + 5 <= sizeof(code); i++) {

@@ -21,6 +21,7 @@
 #                       installed with apt in Debian 12 and 13 roots: DKMS
 #                       builds and signs the module with a test MOK, removal
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
+#   make stack-usage    kunwind's deepest stack path per consumer entry
 #   make tools          build/kunwind-dump
 #   make install-loader kunwind-dump + the udev rule that loads stock-kernel
 #                       tables from the debug package (root)
@@ -38,8 +39,8 @@ FUZZ_SECONDS ?= 10
 
 ENGINE_SRC := $(addprefix module/engine/,$(addsuffix .c,$(KUW_ENGINE)))
 ENGINE_HDR := $(wildcard include/kunwind/*.h module/engine/*.h tools/*.h)
-TOOL_SRC := $(filter-out tools/kunwind-dump.c tools/load.c,$(wildcard tools/*.c))
-DUMP_SRC := tools/kunwind-dump.c tools/load.c
+DUMP_SRC := tools/kunwind-dump.c tools/load.c tools/dump.c
+TOOL_SRC := $(filter-out $(DUMP_SRC),$(wildcard tools/*.c))
 TEST_SRC := $(wildcard tests/*.c)
 
 HOST_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -49,7 +50,7 @@ CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
 	check-arm64 check-matrix check-headers check-reliable lint install-loader \
-	check-deb
+	check-deb stack-usage
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -78,13 +79,15 @@ install-loader:
 
 # The runner carries .sframe too (-Wa,--gsframe): tests unwind it.
 # Host tests: unit tests (runner), the differential tests against
-# binutils, then the test bed's result parser (tests/ktap_test.py).  Each
+# binutils, the test bed's result parser (tests/ktap_test.py) and the
+# frame checker (tests/framecheck_test.py).  Each
 # prints "N passed, N failed"; scripts/check.sh adds them up.
 test-host: $(B)/kunwind-dump $(B)/kunwind-dump-asan $(B)/tests/runner
 	KT_SRCDIR=tests KT_BUILDDIR=$(B)/tests $(B)/tests/runner
 	@if [ -x tests/difftest.sh ]; then B=$(B) tests/difftest.sh; fi
 	@if [ -x tests/difftest-tc.sh ]; then B=$(B) tests/difftest-tc.sh; fi
 	python3 tests/ktap_test.py
+	python3 tests/framecheck_test.py
 
 fuzz:
 	B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
@@ -141,6 +144,12 @@ check-reliable:
 lint:
 	@env -u ARCH -u MAKEFLAGS KUW_RELEASE=$(or $(RELEASE),6.1) \
 		KUW_ARCH=$(or $(ARCH),x86_64) scripts/lint.sh
+
+# kunwind's deepest stack path per consumer entry, from the build's call
+# graphs (KUW_STACK_MAX bytes at most, default 1920; README "Stack use")
+stack-usage:
+	@env -u ARCH -u MAKEFLAGS KUW_RELEASE=$(or $(RELEASE),6.1) \
+		KUW_ARCH=$(or $(ARCH),x86_64) scripts/stack-usage.sh
 
 clean:
 	rm -rf $(B)

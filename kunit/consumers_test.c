@@ -17,8 +17,15 @@
  *   - stack_trace_save_tsk() of a sleeping chain thread ("/proc/PID/stack")
  *     is the kernel's answer with the switch off, frame for frame, and
  *     the frames of kunwind's own walk without the scheduler's;
- *   - stack_trace_save_tsk_reliable() of that thread: reliable, the same
- *     frames (where the kernel has the function);
+ *   - stack_trace_save_tsk_reliable() of that thread, opted in
+ *     (kunwind_consumers_set_reliable()): reliable, the same frames (where
+ *     the kernel has the function); not opted in, the switch leaves it the
+ *     kernel's (not hooked, its calls never reach kunwind) while the
+ *     others are kunwind's;
+ *   - stack_trace_save() at the bottom of a recursion deeper than
+ *     kunwind walks (KUNWIND_MAX_FRAMES): kunwind's trace joined to the
+ *     kernel's where kunwind stopped, each frame once: the kernel's own
+ *     trace, entry for entry;
  *   - each fallback once: stack_trace_save_regs() and
  *     perf_callchain_kernel() from regs whose pc is data, where kunwind
  *     stops and the kernel's function answers (the fallback counted);
@@ -536,6 +543,98 @@ static void cs_hrtimer_save(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, k->n && cs_is(k->pcs[0], "cs_hrtimer_fn"));
 }
 
+/*
+ * ---- a recursion deeper than kunwind walks: the fallback's splice ----
+ *
+ * cs_rec() calls itself CS_REC_DEPTH times from one call site, then
+ * stack_trace_save() into a buffer larger than KUNWIND_MAX_FRAMES: kunwind
+ * stops at its frame limit inside the recursion (-KUW_E_LIMIT, not the
+ * end of the stack), so the kernel's unwinder must give the rest.  Every
+ * frame of the recursion has the same return address: the kernel's walk
+ * must be joined at the frame where kunwind's stopped, not at the first
+ * frame with that pc.  Truth: the recursion's known depth (CS_REC_DEPTH + 1
+ * entries in cs_rec(): the innermost one's call of stack_trace_save(), then
+ * one per recursive call) and the kernel's own stack_trace_save() through
+ * the same recursion with the switch off, entry for entry (but for the
+ * return address into the test, whose two calls are two call sites).
+ */
+#define CS_REC_DEPTH	(KUNWIND_MAX_FRAMES + 16)
+#define CS_REC_MAX	(2 * KUNWIND_MAX_FRAMES + 64)
+
+struct cs_rec {
+	unsigned long *pcs;
+	unsigned int n;
+};
+
+static noinline __kuw_noipa int cs_rec(struct cs_rec *r, unsigned int depth)
+{
+	int ret;
+
+	if (!depth) {
+		r->n = stack_trace_save(r->pcs, CS_REC_MAX, 0);
+		return 0;
+	}
+	ret = cs_rec(r, depth - 1);
+	barrier();	/* not a tail call, not a loop */
+	return ret + 1;
+}
+
+static unsigned int cs_rec_count(const unsigned long *pcs, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += cs_is(pcs[i], "cs_rec");
+	return k;
+}
+
+static void cs_save_recursion(struct kunit *test)
+{
+	struct cs_rec on = {}, off = {};
+	unsigned long fb;
+	unsigned int i;
+	bool same;
+
+	on.pcs = kunit_kcalloc(test, CS_REC_MAX, sizeof(long), GFP_KERNEL);
+	off.pcs = kunit_kcalloc(test, CS_REC_MAX, sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, on.pcs);
+	KUNIT_ASSERT_NOT_NULL(test, off.pcs);
+	cs_switch_on(test, "stack_trace_save");
+	fb = cs_count("stack_trace_save", KUNWIND_CONS_FALLBACK);
+	cs_rec(&on, CS_REC_DEPTH);
+	/* kunwind stopped early: the kernel's unwinder gave the rest */
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save",
+				       KUNWIND_CONS_FALLBACK), fb + 1);
+	cs_switch_off(test);
+	cs_rec(&off, CS_REC_DEPTH);
+	kunit_info(test, "recursion of %u: %u entries on (%u in cs_rec), %u off (%u in cs_rec)\n",
+		   CS_REC_DEPTH, on.n, cs_rec_count(on.pcs, on.n), off.n,
+		   cs_rec_count(off.pcs, off.n));
+	KUNIT_EXPECT_GT(test, on.n, (unsigned int)KUNWIND_MAX_FRAMES);
+	KUNIT_EXPECT_TRUE(test, on.n && cs_is(on.pcs[0], "cs_rec"));
+	/* each frame of the recursion once: none repeated by the splice */
+	KUNIT_EXPECT_EQ(test, cs_rec_count(on.pcs, on.n), CS_REC_DEPTH + 1);
+	KUNIT_EXPECT_EQ(test, cs_rec_count(off.pcs, off.n), CS_REC_DEPTH + 1);
+	/*
+	 * The kernel's own trace, entry for entry, but for the return into
+	 * this function: two calls, two call sites (however written, gcc
+	 * duplicates the call).
+	 */
+	for (i = 0; i < on.n && i < off.n; i++)
+		if (on.pcs[i] != off.pcs[i] &&
+		    !(cs_is(on.pcs[i], "cs_save_recursion") &&
+		      cs_is(off.pcs[i], "cs_save_recursion")))
+			break;
+	same = on.n == off.n && i == on.n;
+	KUNIT_EXPECT_TRUE_MSG(test, same, "not the kernel's trace from entry %u on",
+			      i);
+	if (!same) {
+		i = i > 2 ? i - 2 : 0;
+		cs_dump(test, "on ", on.pcs + i, min(on.n - i, 8U));
+		cs_dump(test, "off", off.pcs + i, min(off.n - i, 8U));
+	}
+}
+
 /* ---- a sleeping chain thread: stack_trace_save_tsk(), _reliable ---- */
 
 static struct task_struct *cs_sleeper_start(struct kunit *test,
@@ -632,6 +731,7 @@ static void cs_save_tsk_reliable(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, kunwind_consumers_set_reliable(true), 0);
 	cs_switch_on(test, "stack_trace_save_tsk_reliable");
 	task = cs_sleeper_start(test, s);
 	on = kt_save_tsk_reliable(task, t->on, CS_MAX);
@@ -650,6 +750,65 @@ static void cs_save_tsk_reliable(struct kunit *test)
 		   off);
 	if (off > 0)
 		KUNIT_EXPECT_TRUE(test, cs_contains(t->on, on, t->off, off, 0));
+}
+
+/*
+ * ---- stack_trace_save_tsk_reliable(): hooked only when opted in ----
+ *
+ * The switch alone leaves livepatch's check the kernel's (not hooked, its
+ * calls never reach kunwind: its calls counter stays), while the other
+ * consumers are kunwind's; the opt-in hooks it at once with the switch on,
+ * and drops it at once; kept across switching.
+ */
+static bool cs_rel_hooked(struct kunit *test, unsigned long *calls)
+{
+	struct kunwind_consumer_info info;
+	unsigned long pcs[8];
+
+	KUNIT_EXPECT_EQ(test, cs_info("stack_trace_save_tsk_reliable", &info),
+			0);
+	*calls = info.count[KUNWIND_CONS_CALLS];
+	kt_save_tsk_reliable(current, pcs, ARRAY_SIZE(pcs));
+	*calls = cs_count("stack_trace_save_tsk_reliable", KUNWIND_CONS_CALLS) -
+		 *calls;
+	return info.hooked;
+}
+
+static void cs_reliable_optin(struct kunit *test)
+{
+	struct kunwind_consumer_info info;
+	unsigned long calls;
+
+	if (!IS_ENABLED(CONFIG_HAVE_RELIABLE_STACKTRACE))
+		kunit_skip(test, "no stack_trace_save_tsk_reliable in this kernel");
+	KUNIT_ASSERT_EQ(test, kunwind_consumers_set_reliable(false), 0);
+	cs_switch_on(test, "stack_trace_save");
+	KUNIT_ASSERT_EQ(test, cs_info("stack_trace_save_tsk_reliable", &info),
+			0);
+	if (!info.offered)
+		kunit_skip(test, "stack_trace_save_tsk_reliable not offered");
+	/* the switch on, not opted in: the kernel's */
+	KUNIT_EXPECT_FALSE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 0UL);
+	/* opted in with the switch on: kunwind's at once */
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set_reliable(true), 0);
+	KUNIT_EXPECT_TRUE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 1UL);
+	/* opted out with the switch on: the kernel's again, the rest not */
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set_reliable(false), 0);
+	KUNIT_EXPECT_FALSE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 0UL);
+	KUNIT_EXPECT_EQ(test, cs_info("stack_trace_save", &info), 0);
+	KUNIT_EXPECT_TRUE(test, info.hooked);
+	/* opted in while off: hooked at the next switch on, not before */
+	cs_switch_off(test);
+	KUNIT_EXPECT_EQ(test, kunwind_consumers_set_reliable(true), 0);
+	KUNIT_EXPECT_FALSE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 0UL);
+	cs_switch_on(test, "stack_trace_save_tsk_reliable");
+	KUNIT_EXPECT_TRUE(test, cs_rel_hooked(test, &calls));
+	KUNIT_EXPECT_EQ(test, calls, 1UL);
+	cs_switch_off(test);
 }
 
 /*
@@ -797,6 +956,7 @@ static void cs_toggle(struct kunit *test)
 static void cs_exit(struct kunit *test)
 {
 	kunwind_consumers_set(false);
+	kunwind_consumers_set_reliable(false);
 }
 
 /*
@@ -857,7 +1017,9 @@ static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_hrtimer_save),
 	KUNIT_CASE(cs_save_tsk),
 	KUNIT_CASE(cs_save_tsk_reliable),
+	KUNIT_CASE(cs_reliable_optin),
 	KUNIT_CASE(cs_save_regs),
+	KUNIT_CASE(cs_save_recursion),
 	KUNIT_CASE(cs_perf_callchain),
 	KUNIT_CASE(cs_fallback),
 	KUNIT_CASE(cs_toggle),

@@ -147,6 +147,31 @@ void kuw_put_task_stack(struct task_struct *task)
 }
 
 /**
+ * kuw_fn_extent() - the function (kallsyms symbol) that holds an address
+ * @addr: a kernel address
+ * @start: set to the symbol's start
+ * @size: set to its size
+ *
+ * Process context (load time).
+ *
+ * Return: true when kallsyms knows a symbol with a size there.
+ */
+bool kuw_fn_extent(unsigned long addr, unsigned long *start,
+		   unsigned long *size)
+{
+	unsigned long off;
+
+	if (!KUW_FN(kallsyms_lookup_size_offset))
+		kuw_lookup_fn(kallsyms_lookup_size_offset);
+	if (!KUW_FN(kallsyms_lookup_size_offset) ||
+	    !kuw_call(kallsyms_lookup_size_offset, addr, size, &off) ||
+	    !*size || off >= *size)
+		return false;
+	*start = addr - off;
+	return true;
+}
+
+/**
  * kuw_lookup_range() - [start, end) of the function holding a symbol
  * @name: symbol name
  * @range: set to its start and end (end 0 when kallsyms has no size)

@@ -77,6 +77,8 @@ const struct kuw_internal *kuw_internal(unsigned int i);
 #define kuw_lookup_fn(fn)						\
 	kuw_note_internal(kuw_set_fn(fn, kuw_lookup_name(#fn)))
 void kuw_lookup_range(const char *name, unsigned long *range);
+bool kuw_fn_extent(unsigned long addr, unsigned long *start,
+		   unsigned long *size);
 int kuw_ksyms_init(void);
 void kuw_put_task_stack(struct task_struct *task);
 bool kuw_kernel_text(unsigned long addr);

@@ -40,6 +40,7 @@
 #endif
 
 int kuw_arch_init(void);
+void kuw_arch_exit(void);
 void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p);
 int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 		       bool *signal);

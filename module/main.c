@@ -53,6 +53,7 @@ out_registry:
 	kuw_registry_exit();
 out_unwind:
 	kuw_unwind_exit();
+	kuw_arch_exit();
 	return ret;
 }
 
@@ -66,6 +67,7 @@ static void __exit kunwind_exit(void)
 	kuw_modules_exit();
 	kuw_registry_exit();
 	kuw_unwind_exit();
+	kuw_arch_exit();
 	pr_info("unloaded\n");
 }
 

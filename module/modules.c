@@ -9,12 +9,18 @@
  *   their exact sizes; the module notifier builds the tables at
  *   MODULE_STATE_COMING, before the module's init and before its KUnit
  *   suites run (the notifier is registered with a priority above KUnit's).
+ *   The kprobe sees raw argument registers: a record is made only when
+ *   they are what load_module() passes (kuw_finalize_args()), else the
+ *   load is left to sysfs, said in one log line.
  * - modules already loaded (and kunwind itself, and any module whose load
  *   the kprobe missed): /sys/module/<name>/sections/, the public ABI that
  *   gives each loaded section's address (root only).  It gives no sizes:
  *   a section ends at the next section's address at most, and the module
  *   loader zero-fills its memory, so the padding after .eh_frame reads as
  *   a zero-length terminator; .sframe is bounded by its own header.
+ *   Under kptr_restrict=2 (or kptr_restrict=1 and an opener without
+ *   CAP_SYSLOG) every such file reads 0: those modules get no tables, which
+ *   kunwind says in one log line (kuw_sysfs_hidden()).
  * Only public struct module fields are used (name, state, list, and its
  * memory through module/compat.h); no private structure.
  *
@@ -31,6 +37,7 @@
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/string.h>
 #include "compat.h"
 #include "kunwind.h"
@@ -77,10 +84,115 @@ static int kuw_pend_claim(struct module *mod)
 	return -1;
 }
 
+/* The ELF image load_module() checked is at most this large (INT_MAX). */
+#define KUW_IMAGE_MAX	0x7fffffffUL
+
+/*
+ * Section @i's header and name (its first @len - 1 bytes, NUL-terminated),
+ * read without trusting the pointers (copy_from_kernel_nofault(), never
+ * past the end of the names' section); @strtab is the header of the
+ * section names' section.  Return: 0 or -EFAULT.
+ */
+static int kuw_finalize_sec(const struct elfhdr *hdr,
+			    const struct elf_shdr *sechdrs,
+			    const struct elf_shdr *strtab, unsigned int i,
+			    struct elf_shdr *sh, char *name, size_t len)
+{
+	size_t n;
+
+	if (copy_from_kernel_nofault(sh, &sechdrs[i], sizeof(*sh)) ||
+	    sh->sh_name >= strtab->sh_size)
+		return -EFAULT;
+	n = min_t(u64, len - 1, strtab->sh_size - sh->sh_name);
+	if (copy_from_kernel_nofault(name, (const char *)hdr +
+				     strtab->sh_offset + sh->sh_name, n))
+		return -EFAULT;
+	name[n] = 0;
+	return 0;
+}
+
+/*
+ * kuw_finalize_args() - check module_finalize()'s arguments, as the kprobe
+ * sees them in the argument registers, and record the unwind sections
+ * @hdr: the module's ELF image (load_module() checked it: info->hdr)
+ * @sechdrs: its section headers (hdr + e_shoff), with final addresses
+ * @mod: the module being formed
+ * @rec: filled with the unwind sections' addresses and sizes
+ *
+ * The registers are taken for what load_module() passes only when all of
+ * this holds: @hdr reads as an ELF header of a relocatable object of this
+ * architecture, with section headers of this kernel's size, a section
+ * count and a header table within an image load_module() can take;
+ * @sechdrs is @hdr + e_shoff; @mod lies in the module area, is in
+ * MODULE_STATE_UNFORMED (the notifier's COMING comes next), and is the
+ * address the image's .gnu.linkonce.this_module section was placed at.
+ * Every read of the image and of @mod is copy_from_kernel_nofault().
+ *
+ * Return: NULL, or why the arguments are not taken.
+ */
+static const char *kuw_finalize_args(const struct elfhdr *hdr,
+				     const struct elf_shdr *sechdrs,
+				     struct module *mod,
+				     struct kuw_pending *rec)
+{
+	struct elfhdr eh;
+	struct elf_shdr strtab, sh;
+	char name[32];
+	enum module_state state;
+	bool self = false;
+	unsigned int i;
+	int src;
+
+	if (!hdr || !sechdrs || !mod)
+		return "a NULL argument";
+	if (copy_from_kernel_nofault(&eh, hdr, sizeof(eh)) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_type != ET_REL ||
+	    !elf_check_arch(&eh) || eh.e_shentsize != sizeof(struct elf_shdr))
+		return "hdr is not this architecture's module image";
+	if (!eh.e_shnum || eh.e_shnum >= SHN_LORESERVE ||
+	    eh.e_shstrndx >= eh.e_shnum || eh.e_shoff < sizeof(eh) ||
+	    eh.e_shoff > KUW_IMAGE_MAX -
+			 (unsigned long)eh.e_shnum * sizeof(struct elf_shdr))
+		return "section headers out of the image";
+	if ((unsigned long)sechdrs != (unsigned long)hdr + eh.e_shoff)
+		return "sechdrs is not hdr + e_shoff";
+	if (!kuw_arch_in_module_area((unsigned long)mod) ||
+	    copy_from_kernel_nofault(&state, &mod->state, sizeof(state)) ||
+	    state != MODULE_STATE_UNFORMED)
+		return "mod is not a module being loaded";
+	if (copy_from_kernel_nofault(&strtab, &sechdrs[eh.e_shstrndx],
+				     sizeof(strtab)) ||
+	    strtab.sh_offset > KUW_IMAGE_MAX ||
+	    strtab.sh_size > KUW_IMAGE_MAX - strtab.sh_offset)
+		return "section names out of the image";
+	for (i = 1; i < eh.e_shnum; i++) {
+		if (kuw_finalize_sec(hdr, sechdrs, &strtab, i, &sh, name,
+				     sizeof(name)))
+			return "a section header or name out of the image";
+		if (!(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (!strcmp(name, ".gnu.linkonce.this_module"))
+			self = sh.sh_addr == (unsigned long)mod;
+		if (!sh.sh_size)
+			continue;
+		for (src = 0; src < KUW_SRC__COUNT; src++) {
+			if (strcmp(name, kuw_src_section(src)))
+				continue;
+			rec->addr[src] = sh.sh_addr;
+			rec->size[src] = sh.sh_size;
+		}
+	}
+	if (!self)
+		return "mod is not where the image's .gnu.linkonce.this_module is";
+	return NULL;
+}
+
 /*
  * module_finalize(hdr, sechdrs, mod) runs after relocation, before the
  * COMING notifier; the section headers carry final addresses and sizes.
- * Atomic context: record them, build later.
+ * Atomic context: record them, build later.  Arguments that do not check
+ * out (kuw_finalize_args()) give no record: the module's tables are read
+ * from sysfs once it is live, as for a load the kprobe missed.
  */
 static int kuw_finalize_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -90,24 +202,15 @@ static int kuw_finalize_pre(struct kprobe *p, struct pt_regs *regs)
 		(const struct elf_shdr *)regs_get_kernel_argument(regs, 1);
 	struct module *mod = (struct module *)regs_get_kernel_argument(regs, 2);
 	struct kuw_pending rec = { .mod = mod };
-	const char *secstrings;
+	const char *why;
 	unsigned int i;
-	int src, slot;
+	int slot;
 
-	if (!hdr || !sechdrs || !mod || hdr->e_shstrndx >= hdr->e_shnum)
+	why = kuw_finalize_args(hdr, sechdrs, mod, &rec);
+	if (why) {
+		pr_warn_ratelimited("module_finalize kprobe: arguments refused (%s): this load's tables are read from sysfs once it is live\n",
+				    why);
 		return 0;
-	secstrings = (const char *)hdr + sechdrs[hdr->e_shstrndx].sh_offset;
-	for (i = 1; i < hdr->e_shnum; i++) {
-		const struct elf_shdr *s = &sechdrs[i];
-
-		if (!(s->sh_flags & SHF_ALLOC) || !s->sh_size)
-			continue;
-		for (src = 0; src < KUW_SRC__COUNT; src++) {
-			if (strcmp(secstrings + s->sh_name, kuw_src_section(src)))
-				continue;
-			rec.addr[src] = s->sh_addr;
-			rec.size[src] = s->sh_size;
-		}
 	}
 	/* a new load at the same struct module address overrides */
 	slot = kuw_pend_claim(mod);
@@ -230,17 +333,35 @@ ssize_t kuw_read_file(const char *path, void *buf, size_t len)
 	return n;
 }
 
+/*
+ * /sys/module/<name>/sections/ files read 0 when kallsyms_show_value()
+ * says no for their opener's credentials: kptr_restrict=2, or 1 without
+ * CAP_SYSLOG.  Every module read from sysfs then has no tables: said
+ * once, in one line.
+ */
+static void kuw_sysfs_hidden(const char *mod)
+{
+	pr_warn_once("/sys/module/%s/sections/ shows address 0 (kptr_restrict=2, or kptr_restrict=1 without CAP_SYSLOG): modules loaded before kunwind, kunwind itself and module blobs get no unwind tables\n",
+		     mod);
+}
+
 static int kuw_read_addr(const char *mod, const char *sec, unsigned long *v)
 {
 	char path[128], buf[32];
 	ssize_t n;
+	int ret;
 
 	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, sec);
 	n = kuw_read_file(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return n ? n : -EINVAL;
 	buf[n] = 0;
-	return kstrtoul(strim(buf), 16, v);
+	ret = kstrtoul(strim(buf), 16, v);
+	if (!ret && !*v) {	/* no section of a loaded module is at 0 */
+		kuw_sysfs_hidden(mod);
+		return -EPERM;
+	}
+	return ret;
 }
 
 /* The lowest section address above @a, at most @limit. */

@@ -25,9 +25,13 @@
  *   - otherwise the kernel's unwinder (arch_stack_walk(), which the
  *     kernel's functions use themselves) walks the same context too:
  *     the answer is kunwind's entries up to the frame where its walk
- *     stopped, then the kernel's entries after the first of its frames
- *     with that same pc; when the kernel's walk has no such frame, the
- *     kernel's trace alone.  So switching kunwind on can add frames the
+ *     stopped, then the kernel's entries after that same frame in the
+ *     kernel's walk: the frame with that pc that comes as many times in
+ *     the kernel's entries (its walk under the same skip count and
+ *     filter) as in kunwind's, so that a recursion (one return address
+ *     in many frames) is joined where kunwind stopped, not at its first
+ *     frame; when the kernel's walk has no such frame, the kernel's trace
+ *     alone.  So switching kunwind on can add frames the
  *     kernel's unwinder misses, never end a trace earlier than it does.
  *     The reliable variant takes the kernel's answer whole
  *     (arch_stack_walk_reliable()) when kunwind cannot vouch for the
@@ -92,7 +96,9 @@ struct kuw_cookie {
 	bool nosched;
 	u8 self;		/* kernel's walk from here: see kuw_sink_kernel() */
 	bool joined;		/* splice: the kernel's walk reached @join */
-	unsigned long join;
+	unsigned long join;	/* splice: kunwind's last entry */
+	unsigned int nth;	/* splice: @join's entries still to pass */
+	unsigned int kskip;	/* splice: @skip of the kernel's walk */
 };
 
 static bool kuw_sink_put(struct kuw_cookie *k, unsigned long pc)
@@ -116,9 +122,8 @@ static bool kuw_sink_put(struct kuw_cookie *k, unsigned long pc)
  */
 enum { KUW_SELF_NO, KUW_SELF_IN, KUW_SELF_BEFORE };
 
-static bool kuw_sink_kernel(void *cookie, unsigned long pc)
+static bool kuw_sink_self(struct kuw_cookie *k, unsigned long pc)
 {
-	struct kuw_cookie *k = cookie;
 	bool ours;
 
 	if (k->self != KUW_SELF_NO) {
@@ -129,55 +134,69 @@ static bool kuw_sink_kernel(void *cookie, unsigned long pc)
 		}
 		k->self = KUW_SELF_NO;
 	}
-	return kuw_sink_put(k, pc);
+	return false;
 }
 
-/* The kernel's walk after kunwind's stopped at @join: on from there. */
+static bool kuw_sink_kernel(void *cookie, unsigned long pc)
+{
+	struct kuw_cookie *k = cookie;
+
+	return kuw_sink_self(k, pc) || kuw_sink_put(k, pc);
+}
+
+/*
+ * The kernel's walk after kunwind's stopped at @join, the last entry it
+ * stored: on from @join's @nth entry.  The kernel's frames are counted as
+ * kuw_sink_put() would store them (kunwind's own left out, then the same
+ * skip count and filter), so that its entries up to there are kunwind's.
+ */
 static bool kuw_sink_splice(void *cookie, unsigned long pc)
 {
 	struct kuw_cookie *k = cookie;
 
-	if (!k->joined) {
-		k->joined = pc == k->join;
+	if (k->joined)
+		return kuw_sink_put(k, pc);
+	if (kuw_sink_self(k, pc) || (k->nosched && kuw_in_sched(pc)))
+		return true;
+	if (k->kskip) {
+		k->kskip--;
 		return true;
 	}
-	return kuw_sink_put(k, pc);
+	if (pc == k->join && !--k->nth)
+		k->joined = true;
+	return true;
 }
 
-/* Frames a walk steps per kunwind_next_frames() call into a buffer. */
-#define KUW_SINK_BATCH	16
+/*
+ * Frames a walk steps per kunwind_next_frames() call into a buffer (on the
+ * deepest stack path: README, "Stack use").
+ */
+#define KUW_SINK_BATCH	8
 
 /*
  * kunwind's walk into @k.  Return: true when it answered (the end of the
- * stack, or @k full); false when it stopped early, *@last then holds the
- * last frame it walked (0: none).
+ * stack, or @k full); false when it stopped early.
  *
  * The frames come in batches (kunwind_next_frames()): straight into
  * @k->store while nothing is skipped or left out, else through a buffer,
  * never more frames than @k can still take, so that the walk does not
  * step past the frame that fills @k.
  */
-static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k,
-			  unsigned long *last)
+static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k)
 {
 	unsigned long buf[KUW_SINK_BATCH] __uninitialized;
 	unsigned int i, n, room;
 
-	*last = 0;
 	if (kunwind_done(st))
 		return kunwind_stop_reason(st) == -KUW_E_END;
-	*last = kunwind_get_return_address(st);
-	if (!kuw_sink_put(k, *last))
+	if (!kuw_sink_put(k, kunwind_get_return_address(st)))
 		return true;
 	for (;;) {
 		/* @k is not full: kuw_sink_put() said so */
 		room = k->size - k->len;
 		if (!k->skip && !k->nosched) {
-			n = kunwind_next_frames(st, k->store + k->len, room);
-			if (n) {
-				k->len += n;
-				*last = k->store[k->len - 1];
-			}
+			k->len += kunwind_next_frames(st, k->store + k->len,
+						      room);
 			if (k->len >= k->size)
 				return true;
 		} else {
@@ -185,11 +204,9 @@ static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k,
 						min_t(unsigned int,
 						      KUW_SINK_BATCH,
 						      room + k->skip));
-			for (i = 0; i < n; i++) {
-				*last = buf[i];
+			for (i = 0; i < n; i++)
 				if (!kuw_sink_put(k, buf[i]))
 					return true;
-			}
 		}
 		if (kunwind_done(st))
 			return kunwind_stop_reason(st) == -KUW_E_END;
@@ -199,16 +216,25 @@ static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k,
 /*
  * Fallback: the kernel's unwinder on the same context (@task, @regs from
  * where kunwind's walk began).  @k holds what kunwind stored and its skip
- * count left; @skip is the count the caller asked for.
+ * count left; @skip is the count the caller asked for.  The join is at
+ * kunwind's last stored entry, as many times over as it is in @k: a frame
+ * kunwind walked past but did not store (skipped, filtered) would be
+ * skipped or filtered after the join too.
  */
-static void kuw_sink_fallback(struct kuw_cookie *k, unsigned long last,
-			      unsigned int skip, struct task_struct *task,
-			      struct pt_regs *regs)
+static void kuw_sink_fallback(struct kuw_cookie *k, unsigned int skip,
+			      struct task_struct *task, struct pt_regs *regs)
 {
+	unsigned int i;
+	u8 self = task == current && !regs ? KUW_SELF_BEFORE : KUW_SELF_NO;
+
 	if (!KUW_FN(arch_stack_walk))
 		return;
-	if (last && k->len < k->size) {
-		k->join = last;
+	if (k->len && k->len < k->size) {
+		k->join = k->store[k->len - 1];
+		for (k->nth = 0, i = 0; i < k->len; i++)
+			k->nth += k->store[i] == k->join;
+		k->kskip = skip;
+		k->self = self;
 		k->joined = false;
 		kuw_call(arch_stack_walk, kuw_sink_splice, k, task, regs);
 		if (k->joined)
@@ -217,7 +243,7 @@ static void kuw_sink_fallback(struct kuw_cookie *k, unsigned long last,
 	/* no frame in common: the kernel's trace alone */
 	k->len = 0;
 	k->skip = skip;
-	k->self = task == current && !regs ? KUW_SELF_BEFORE : KUW_SELF_NO;
+	k->self = self;
 	kuw_call(arch_stack_walk, kuw_sink_kernel, k, task, regs);
 }
 
@@ -235,14 +261,13 @@ static noinline unsigned int kuw_stack_trace_save(unsigned long *store,
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
 	struct kunwind_state st __uninitialized;
-	unsigned long last;
 	bool ok;
 
 	/* the first frame outside kunwind is the caller's */
 	kuw_start_lean(&st, current, NULL, NULL, KUNWIND_SRC_ANY);
-	ok = kuw_sink_walk(&st, &k, &last);
+	ok = kuw_sink_walk(&st, &k);
 	if (!ok)
-		kuw_sink_fallback(&k, last, skipnr, current, NULL);
+		kuw_sink_fallback(&k, skipnr, current, NULL);
 	kuw_serve_count(KUW_CONS_SAVE, ok);
 	return k.len;
 }
@@ -266,15 +291,14 @@ static noinline unsigned int kuw_stack_trace_save_tsk(struct task_struct *tsk,
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr,
 			      .nosched = true };
 	struct kunwind_state st __uninitialized;
-	unsigned long last;
 	bool ok;
 
 	if (!try_get_task_stack(tsk))
 		return 0;
 	kuw_start_lean(&st, tsk, NULL, NULL, KUNWIND_SRC_ANY);
-	ok = kuw_sink_walk(&st, &k, &last);
+	ok = kuw_sink_walk(&st, &k);
 	if (!ok)
-		kuw_sink_fallback(&k, last, skipnr, tsk, NULL);
+		kuw_sink_fallback(&k, skipnr, tsk, NULL);
 	kuw_put_task_stack(tsk);
 	kuw_serve_count(KUW_CONS_SAVE_TSK, ok);
 	return k.len;
@@ -296,23 +320,19 @@ static noinline unsigned int kuw_stack_trace_save_regs(struct pt_regs *regs,
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
 	struct kunwind_state st __uninitialized;
-	unsigned long last = instruction_pointer(regs);
 	bool ok = true;
 
 	/* the regs' pc, then their caller on: the kernel's order */
-	if (kuw_sink_put(&k, last) && !user_mode(regs)) {
+	if (kuw_sink_put(&k, instruction_pointer(regs)) && !user_mode(regs)) {
 		kunwind_start(&st, current, regs, NULL);
 		if (!kunwind_done(&st))
 			kunwind_next_frame(&st);
 		if (kunwind_done(&st))
 			ok = kunwind_stop_reason(&st) == -KUW_E_END;
 		else
-			ok = kuw_sink_walk(&st, &k, &last);
-		if (!ok) {
-			if (!last)
-				last = instruction_pointer(regs);
-			kuw_sink_fallback(&k, last, skipnr, current, regs);
-		}
+			ok = kuw_sink_walk(&st, &k);
+		if (!ok)
+			kuw_sink_fallback(&k, skipnr, current, regs);
 	}
 	kuw_serve_count(KUW_CONS_SAVE_REGS, ok);
 	return k.len;
@@ -337,14 +357,13 @@ static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
 {
 	struct kuw_cookie k = { .store = store, .size = size };
 	struct kunwind_state st __uninitialized;
-	unsigned long last;
 	int ret = -EINVAL;
 	bool ok;
 
 	if (!try_get_task_stack(tsk))
 		return 0;
 	kuw_start_lean(&st, tsk, NULL, NULL, KUNWIND_SRC_ANY);
-	ok = kuw_sink_walk(&st, &k, &last);
+	ok = kuw_sink_walk(&st, &k);
 	/* kernel/stacktrace.c: a full buffer is an unreliable answer too */
 	if (ok && k.len >= k.size)
 		ret = -EINVAL;

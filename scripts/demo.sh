@@ -78,7 +78,7 @@ echo
 echo "=== kunwind's tables (/sys/kernel/debug/kunwind/tables)"
 python3 "$REPO/scripts/ktap.py" --diag tables "$L" | sed 's/^/    /'
 echo
-echo "=== kunwind's rules for a few functions (/sys/kernel/debug/kunwind/rules)"
+echo "=== kunwind's rules for a few functions (/dev/kunwind/rules)"
 python3 "$REPO/scripts/ktap.py" --diag rules "$L" | sed 's/^/    /'
 echo
 echo "=== the oops (echo 1 > /dev/kunwind_demo/oops)"

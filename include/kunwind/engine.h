@@ -91,7 +91,7 @@ enum kuw_arch {
 
 /* Bounds: documented limits, each one error when exceeded. */
 #define KUW_REMEMBER_DEPTH	8	/* DW_CFA_remember_state depth */
-#define KUW_EXPR_STACK		64	/* DW_OP stack entries */
+#define KUW_EXPR_STACK		16	/* DW_OP stack entries (README: Stack use) */
 #define KUW_EXPR_BUDGET		1024	/* DW_OP operations per evaluation */
 #define KUW_CFI_MAX_ROWS	65536	/* rows emitted by one FDE */
 

@@ -263,7 +263,16 @@ struct kunwind_consumer_info {
 	unsigned long count[KUNWIND_CONS__N];
 };
 
+/*
+ * The consumers switch (module/consumers.c): stack_trace_save(),
+ * stack_trace_save_tsk(), stack_trace_save_regs() and the arch's
+ * perf_callchain_kernel() answered by kunwind; livepatch's
+ * stack_trace_save_tsk_reliable() only when also opted in
+ * (kunwind_consumers_set_reliable(), parameter consumers_reliable; off by
+ * default).
+ */
 int kunwind_consumers_set(bool on);
+int kunwind_consumers_set_reliable(bool on);
 int kunwind_consumer_info(unsigned int i, struct kunwind_consumer_info *info);
 
 #endif /* KUNWIND_KUNWIND_H */

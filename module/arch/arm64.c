@@ -45,6 +45,7 @@
 #include <linux/ftrace.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/memory.h>
@@ -89,6 +90,183 @@ static void kuw_a64_krp_init(void)
  *
  * Return: 0; each symbol missing only costs the boundary it serves.
  */
+/*
+ * Leaf functions of the kernel image, proven from their machine code at
+ * load time: no instruction of theirs writes sp or x30, calls (bl, blr),
+ * or signs x30.  While one runs, its return address is in x30 and its
+ * caller's sp is sp: an exception in it that no row covers (assembly
+ * without CFI: memset, memcpy, clear_page, copy_page, the user copies,
+ * strlen...; any C leaf on a kernel whose tables are not loaded) is left
+ * by that rule, where a frame-record step would skip the caller.  Ranges
+ * are offsets from _stext, sorted; looked up by binary search.  The step
+ * is exact but stays unreliable, as every crossing of an exception no row
+ * covers does.
+ */
+static bool kuw_in(const unsigned long *range, u64 pc)
+{
+	return pc >= range[0] && pc < range[1];
+}
+
+struct kuw_leaf {
+	u32 start, end;
+};
+
+static struct kuw_leaf *kuw_leaves;
+static unsigned int kuw_nleaves;
+static unsigned long kuw_leaf_base;
+#define KUW_LEAF_MAX_INSNS	4096	/* longer: not looked at */
+
+/* May @insn run in a leaf: it writes neither sp nor x30, calls nothing? */
+static bool kuw_a64_leaf_insn(u32 insn)
+{
+	u32 rd = insn & 0x1f, rn = (insn >> 5) & 0x1f;
+
+	if ((insn & 0xfc000000U) == 0x94000000U ||	/* bl */
+	    (insn & 0xfffffc1fU) == 0xd63f0000U ||	/* blr */
+	    (insn & 0xfefff800U) == 0xd63f0800U)	/* blraa, blrab... */
+		return false;
+	/* pac/aut of x30 (paciasp, autiasp, ...z), xpaclri */
+	if ((insn & 0xffffff1fU) == 0xd503231fU || insn == 0xd50320ffU)
+		return false;
+	/* any write to x30: conservatively, x30 in Rd/Rt or a pair's Rt2 */
+	if (rd == 30)
+		return false;
+	if ((insn & 0x3a000000U) == 0x28000000U) {	/* load/store pair */
+		if (((insn >> 10) & 0x1f) == 30)
+			return false;
+		if ((insn & BIT(23)) && rn == 31)	/* sp written back */
+			return false;
+	}
+	/* add/sub (immediate, extended register) to sp, not setting flags */
+	if (rd == 31 && !(insn & BIT(29)) &&
+	    ((insn & 0x1f000000U) == 0x11000000U ||
+	     (insn & 0x1f200000U) == 0x0b200000U))
+		return false;
+	/* load/store register, pre- or post-indexed, on sp */
+	if ((insn & 0x3b200400U) == 0x38000400U && rn == 31)
+		return false;
+	return true;
+}
+
+static bool kuw_a64_leaf_fn(unsigned long start, unsigned long size)
+{
+	unsigned long i;
+	u32 insn;
+
+	if (size > KUW_LEAF_MAX_INSNS * 4 || (start & 3))
+		return false;
+	for (i = 0; i + 4 <= size; i += 4) {
+		if (copy_from_kernel_nofault(&insn, (void *)(start + i), 4) ||
+		    !kuw_a64_leaf_insn(insn))
+			return false;
+	}
+	return size >= 4;
+}
+
+/*
+ * Every function of [lo, hi) outside entry text, classified; the leaves
+ * stored in @l (room for @room) when it is not NULL.  Return: how many.
+ */
+static unsigned int kuw_a64_leaves_scan(unsigned long lo, unsigned long hi,
+					struct kuw_leaf *l, unsigned int room)
+{
+	unsigned long a, start, size;
+	unsigned int n = 0;
+
+	for (a = lo; a < hi; a = max(start + size, a + 4)) {
+		if (!kuw_fn_extent(a, &start, &size)) {
+			start = a;
+			size = 4;
+			continue;
+		}
+		if (start < lo || start + size > hi ||
+		    kuw_in(kuw_entry_text, start) ||
+		    !kuw_a64_leaf_fn(start, size))
+			continue;
+		if (l) {
+			if (n == room)
+				break;
+			l[n].start = start - lo;
+			l[n].end = start + size - lo;
+		}
+		n++;
+		if (!(n & 255))
+			cond_resched();
+	}
+	return n;
+}
+
+static void kuw_a64_leaves_init(void)
+{
+	unsigned long lo = kuw_lookup_name("_stext");
+	unsigned long hi = kuw_lookup_name("_etext");
+	struct kuw_leaf *l;
+	unsigned int n;
+
+	if (!lo || hi <= lo || hi - lo > U32_MAX)
+		return;
+	n = kuw_a64_leaves_scan(lo, hi, NULL, 0);
+	l = n ? kvmalloc_array(n, sizeof(*l), GFP_KERNEL) : NULL;
+	if (!l)
+		return;
+	/* text does not change meanwhile: the second pass finds the same */
+	n = kuw_a64_leaves_scan(lo, hi, l, n);
+	kuw_leaf_base = lo;
+	kuw_leaves = l;
+	kuw_nleaves = n;
+	pr_info("arm64: %u leaf functions (return address in x30 throughout)\n",
+		n);
+}
+
+/* Is @pc in a leaf function of the kernel image? */
+static bool kuw_a64_leaf(u64 pc)
+{
+	unsigned int lo = 0, hi = READ_ONCE(kuw_nleaves), mid;
+	u64 off = pc - kuw_leaf_base;
+
+	if (!kuw_leaves || off > U32_MAX)
+		return false;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (off < kuw_leaves[mid].start)
+			hi = mid;
+		else if (off >= kuw_leaves[mid].end)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An exception interrupted a leaf (@pc, no row): the caller's pc is in x30,
+ * its sp is sp, every other register is as the leaf left it.
+ */
+static int kuw_leaf_step(struct kunwind_state *s, u64 pc, u64 sp)
+{
+	const u64 lr = BIT_ULL(KUW_A64_X30);
+
+	if ((s->regs.valid & ~s->regs.lazy & lr) != lr || !kuw_a64_leaf(pc))
+		return -KUW_E_NOINFO;
+	s->regs.r[KUW_REG_PC] = s->regs.r[KUW_A64_X30];
+	s->regs.r[KUW_REG_SP] = sp;
+	s->regs.valid &= ~lr;	/* the caller's own x30: not known */
+	s->signal = false;
+	kuw_arch_ret_addr(s);
+	s->how = KUNWIND_FRAME_CFI;
+	return 0;
+}
+
+/**
+ * kuw_arch_exit() - free what kuw_arch_init() built
+ */
+void kuw_arch_exit(void)
+{
+	kvfree(kuw_leaves);
+	kuw_leaves = NULL;
+	kuw_nleaves = 0;
+}
+
 int kuw_arch_init(void)
 {
 	kuw_irq_stack_ptr = kuw_lookup_name("irq_stack_ptr");
@@ -117,12 +295,8 @@ int kuw_arch_init(void)
 	if (kuw_a64_tramp[1])
 		kuw_lookup_fn(kretprobe_find_ret_addr);
 	kuw_a64_krp_init();
+	kuw_a64_leaves_init();
 	return 0;
-}
-
-static bool kuw_in(const unsigned long *range, u64 pc)
-{
-	return pc >= range[0] && pc < range[1];
 }
 
 static bool kuw_set(struct kunwind_stack *st, unsigned long low,
@@ -479,6 +653,9 @@ int kuw_arch_boundary_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 	if (is_idle_task(s->task) &&
 	    (kuw_in(kuw_idle[0], look) || kuw_in(kuw_idle[1], look)))
 		return -KUW_E_END;
+	/* an interrupted leaf: its return address is still in x30 */
+	if (signal && !kuw_leaf_step(s, pc, sp))
+		return 0;
 	if (!fp_ok)
 		return -KUW_E_NOINFO;
 	if (kuw_in(kuw_krp_call, look) && !signal)

@@ -68,6 +68,13 @@ static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
 unsigned long kuw_x86_tramp[2];
 
 /**
+ * kuw_arch_exit() - free what kuw_arch_init() built (nothing on x86)
+ */
+void kuw_arch_exit(void)
+{
+}
+
+/**
  * kuw_arch_init() - find what the x86 unwinder needs from the kernel
  *
  * Return: 0.  Without get_stack_info() only the task stack is known; each

@@ -3,7 +3,8 @@
  * DW_CFA interpreter: runs a CIE's initial instructions and an FDE's
  * instructions once, at load, and reports the rows they describe.  This
  * is the general path; the table build's FDEs go to its fast path
- * (cfi_fast.c) first.
+ * (cfi_fast.c) first, which holds the entry points (kuw_cfi_run_cie(),
+ * kuw_cfi_run_fde(), the caches) and calls in here, never the other way.
  *
  * Semantics (DWARF 5 section 6.4.2, with the GNU extensions real objects
  * carry), decided where the sources differ:
@@ -649,31 +650,9 @@ static int cfi_run(struct kuw_cfi *x, struct cfi_run *r, struct kuw_diag *d)
 	return 0;
 }
 
-void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
-{
-	u32 n = 16;
-
-	/*
-	 * Entries of x->rc worth zeroing for a section of @size bytes: the
-	 * general path runs only what the fast path leaves (few FDEs).
-	 */
-	while (n < KUW_CFI_RCACHE && n < size / 256)
-		n *= 2;
-	x->rc = kuw_alloc((size_t)n * sizeof(*x->rc));
-	x->rc_mask = x->rc ? n - 1 : 0;
-	x->fast = kuw_cfi_fast_alloc(size);
-}
-
-void kuw_cfi_caches_free(struct kuw_cfi *x)
-{
-	if (x->rc != &x->rc1)
-		kuw_free(x->rc);
-	x->rc = NULL;
-	kuw_free(x->fast);
-	x->fast = NULL;
-}
-
-int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
+/* The general path of kuw_cfi_run_cie() (cfi_fast.c), the whole of it. */
+int kuw_cfi_general_cie(struct kuw_cfi *x, u64 off, u64 end,
+			struct kuw_diag *d)
 {
 	struct cfi_run r = { .in_cie = true };
 	int ret;
@@ -686,25 +665,17 @@ int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
 	ret = cfi_run(x, &r, d);
 	x->init = x->cur;
 	x->depth = 0;
-	if (x->fast)
-		kuw_cfi_fast_cie(x, ret);
 	return ret;
 }
 
-int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
-		    const struct kuw_sink *sink, u32 *nrows,
-		    struct kuw_diag *d)
+/* The general path of kuw_cfi_run_fde() (cfi_fast.c): an FDE it left. */
+int kuw_cfi_general_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
+			u64 fend, const struct kuw_sink *sink, u32 *nrows,
+			struct kuw_diag *d)
 {
 	struct cfi_run r = { .sink = sink };
 	int ret;
 
-	if (x->fast) {
-		x->nrows = 0;
-		if (kuw_cfi_fast_fde(x, off, end, start, fend, sink, d, &ret)) {
-			*nrows += x->nrows;
-			return ret;
-		}
-	}
 	x->cur = x->init;
 	x->depth = 0;
 	x->loc = start;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The DW_CFA interpreter's fast path for the table build; cfi.c is the
- * general path, which it falls back to.
+ * The DW_CFA interpreter's fast path for the table build, and the
+ * interpreter's entry points (cfi.h): the fast path first, then cfi.c's
+ * general path, which it falls back to.  Calls go one way, from here into
+ * cfi.c (kuw_cfi_step(), kuw_cfi_to_rule(), kuw_cfi_general_*()).
  *
  * An FDE's program is location ops (advance_loc*, nop, GNU_args_size),
  * remember/restore_state, and runs of rule ops between them ("segments").
@@ -454,9 +456,9 @@ static kuw_always_inline bool cfi_fast_row(struct kuw_cfi_fast *f,
  * x->nrows.  Return: false when the general path must run it (nothing was
  * reported then), true when done here.
  */
-bool kuw_cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
-		      u64 fend, const struct kuw_sink *sink,
-		      struct kuw_diag *d, int *ret)
+static bool kuw_cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
+			     u64 fend, const struct kuw_sink *sink,
+			     struct kuw_diag *d, int *ret)
 {
 	struct kuw_cfi_fast *f = x->fast;
 	const u8 *b = x->sec->data, *at;
@@ -516,7 +518,7 @@ bool kuw_cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
  * Its FDEs take the fast path when the CIE ran well and left no
  * expression rule, and there is room to intern its state.
  */
-void kuw_cfi_fast_cie(struct kuw_cfi *x, int ret)
+static void kuw_cfi_fast_cie(struct kuw_cfi *x, int ret)
 {
 	struct kuw_cfi_fast *f = x->fast;
 	u64 live;
@@ -552,7 +554,7 @@ void kuw_cfi_fast_cie(struct kuw_cfi *x, int ret)
  *
  * Return: the memory (kuw_free() frees it), NULL when there is none.
  */
-struct kuw_cfi_fast *kuw_cfi_fast_alloc(u64 size)
+static struct kuw_cfi_fast *kuw_cfi_fast_alloc(u64 size)
 {
 	struct kuw_cfi_fast *f;
 	u32 nst = 128, nseg = 256;
@@ -585,4 +587,56 @@ struct kuw_cfi_fast *kuw_cfi_fast_alloc(u64 size)
 	f->pool = m;
 	f->pool_cap = nst * 128;
 	return f;
+}
+
+/* ---- the entry points: the fast path first, then the general one ---- */
+
+void kuw_cfi_caches(struct kuw_cfi *x, u64 size)
+{
+	u32 n = 16;
+
+	/*
+	 * Entries of x->rc (the general path's row cache) worth zeroing for
+	 * a section of @size bytes: the general path runs only what the
+	 * fast path leaves (few FDEs).
+	 */
+	while (n < KUW_CFI_RCACHE && n < size / 256)
+		n *= 2;
+	x->rc = kuw_alloc((size_t)n * sizeof(*x->rc));
+	x->rc_mask = x->rc ? n - 1 : 0;
+	x->fast = kuw_cfi_fast_alloc(size);
+}
+
+void kuw_cfi_caches_free(struct kuw_cfi *x)
+{
+	if (x->rc != &x->rc1)
+		kuw_free(x->rc);
+	x->rc = NULL;
+	kuw_free(x->fast);
+	x->fast = NULL;
+}
+
+int kuw_cfi_run_cie(struct kuw_cfi *x, u64 off, u64 end, struct kuw_diag *d)
+{
+	int ret = kuw_cfi_general_cie(x, off, end, d);
+
+	if (x->fast)
+		kuw_cfi_fast_cie(x, ret);
+	return ret;
+}
+
+int kuw_cfi_run_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start, u64 fend,
+		    const struct kuw_sink *sink, u32 *nrows,
+		    struct kuw_diag *d)
+{
+	int ret;
+
+	if (x->fast) {
+		x->nrows = 0;
+		if (kuw_cfi_fast_fde(x, off, end, start, fend, sink, d, &ret)) {
+			*nrows += x->nrows;
+			return ret;
+		}
+	}
+	return kuw_cfi_general_fde(x, off, end, start, fend, sink, nrows, d);
 }

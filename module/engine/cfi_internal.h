@@ -2,6 +2,7 @@
 /*
  * Inside the DW_CFA interpreter: what its general path (cfi.c) and its
  * fast path (cfi_fast.c) share.  Nothing else includes this header.
+ * Calls go from cfi_fast.c into cfi.c only.
  */
 #ifndef KUNWIND_CFI_INTERNAL_H
 #define KUNWIND_CFI_INTERNAL_H
@@ -40,14 +41,17 @@ static inline u32 cfi_hash(const struct kuw_cfi *x,
 	return (u32)(h ^ (h >> 32));
 }
 
-/* cfi.c: run one instruction at r->c.pos on x->cur. */
+/*
+ * cfi.c, the general path, called by the fast path (cfi_fast.c) and never
+ * calling it: run one instruction at r->c.pos on x->cur; run a CIE's
+ * initial instructions or an FDE's program whole (kuw_cfi_run_cie() and
+ * kuw_cfi_run_fde() of cfi.h, without the fast path).
+ */
 int kuw_cfi_step(struct kuw_cfi *x, struct cfi_run *r);
-
-/* cfi_fast.c: the fast path's memory, its CIE set-up, its FDE run. */
-struct kuw_cfi_fast *kuw_cfi_fast_alloc(u64 size);
-void kuw_cfi_fast_cie(struct kuw_cfi *x, int ret);
-bool kuw_cfi_fast_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
-		      u64 fend, const struct kuw_sink *sink,
-		      struct kuw_diag *d, int *ret);
+int kuw_cfi_general_cie(struct kuw_cfi *x, u64 off, u64 end,
+			struct kuw_diag *d);
+int kuw_cfi_general_fde(struct kuw_cfi *x, u64 off, u64 end, u64 start,
+			u64 fend, const struct kuw_sink *sink, u32 *nrows,
+			struct kuw_diag *d);
 
 #endif /* KUNWIND_CFI_INTERNAL_H */

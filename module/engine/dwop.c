@@ -13,7 +13,11 @@
  * Bounds: a stack of KUW_EXPR_STACK entries, KUW_EXPR_BUDGET operations per
  * evaluation (a backward skip or bra cannot hang), branch targets inside the
  * expression (the end itself included).  Memory is read only through
- * kuw_read_mem().  Nothing is allocated; the stack array is 512 bytes.
+ * kuw_read_mem().  Nothing is allocated; the stack array is 128 bytes: it
+ * is on the walk's deepest stack path, in perf's NMI too (README, "Stack
+ * use").  Compilers' CFI expressions need 2 or 3 entries (a DRAP frame:
+ * breg, deref), hand-written ones (glibc's signal frames) a few more;
+ * libgcc's 64 is far above any of them.
  *
  * Semantics follow DWARF 5 and libgcc for the generic type: div and the
  * comparisons are signed, mod is unsigned, shr is logical and shra

@@ -87,11 +87,12 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
  * fail (an AArch64 signed return address gets its top bits back).  Tables
  * mark such rules (KUW_RF_FAST) when they are built; other
  * rules are checked here.  Returns 1 when the rule is not of this kind
- * (nothing changed).
+ * (nothing changed).  Out of line, so that its frame is not under
+ * step_generic()'s (README, "Stack use").
  */
-static int step_fast(const struct kuw_arch_info *ai, u8 arch,
-		     const struct kuw_rule *rule, struct kuw_regs *regs,
-		     void *mem_ctx)
+static kuw_noinline int step_fast(const struct kuw_arch_info *ai, u8 arch,
+				  const struct kuw_rule *rule,
+				  struct kuw_regs *regs, void *mem_ctx)
 {
 	u64 cfa, ra, ra_slot, bit, known = regs->valid & ~regs->lazy;
 	s32 ra_off = 0;
@@ -202,7 +203,13 @@ static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,
 	return ret;
 }
 
-/* step_value(): a same_value entry, which step_no_same() leaves out. */
+/*
+ * step_value(): a same_value entry (kept so that the row can say "s" as
+ * readelf does).  It unwinds as no rule at all: same_value leaves the
+ * register as it is, as no rule does (libgcc: REG_UNSAVED for both), and
+ * the stack pointer is still the CFA.  step_generic() passes it over and
+ * step_commit() leaves its register alone.
+ */
 #define STEP_SAME	1
 
 /*
@@ -269,6 +276,8 @@ static void step_commit(const struct kuw_arch_info *ai,
 		const struct kuw_reg_rule *rr = &rule->regs[i];
 		u64 bit = 1ULL << rr->reg;
 
+		if (rr->kind == KUW_R_SAME)	/* no rule: as it is */
+			continue;
 		regs->lazy = (regs->lazy & ~bit) | (lazy & bit);
 		if (rr->kind == KUW_R_UNDEF) {
 			regs->valid &= ~bit;
@@ -286,33 +295,6 @@ static void step_commit(const struct kuw_arch_info *ai,
 	regs->r[ai->pc] = ra;
 	regs->valid |= 1ULL << ai->pc;
 	regs->lazy &= ~(1ULL << ai->pc);
-}
-
-/*
- * A rule with same_value entries (kept so that the row can say "s" as
- * readelf does) unwinds as the rule without them: same_value leaves the
- * register as it is, as no rule does (libgcc: REG_UNSAVED for both), and
- * the stack pointer is still the CFA.  Out of line, so that
- * step_generic() costs what it did for every other rule: compiled code
- * seldom says same_value.
- */
-static kuw_noinline int step_no_same(const struct kuw_arch_info *ai, u8 arch,
-				     const u8 *sec, u64 sec_size,
-				     const struct kuw_rule *rule,
-				     struct kuw_regs *regs, void *mem_ctx)
-{
-	struct kuw_rule r;
-	u32 i;
-
-	r.cfa_kind = rule->cfa_kind;
-	r.cfa_reg = rule->cfa_reg;
-	r.flags = rule->flags;
-	r.cfa_off = rule->cfa_off;
-	r.nregs = 0;
-	for (i = 0; i < rule->nregs && i < KUW_MAX_REGS; i++)
-		if (rule->regs[i].kind != KUW_R_SAME)
-			r.regs[r.nregs++] = rule->regs[i];
-	return step_generic(ai, arch, sec, sec_size, &r, regs, mem_ctx);
 }
 
 /*
@@ -345,9 +327,8 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 		bit = 1ULL << rr->reg;
 		ret = step_value(ai, sec, sec_size, rr, regs, cfa, mem_ctx,
 				 &v, &lazy);
-		if (ret == STEP_SAME)	/* nothing written yet: start again */
-			return step_no_same(ai, arch, sec, sec_size, rule,
-					    regs, mem_ctx);
+		if (ret == STEP_SAME)	/* as if it had no rule */
+			continue;
 		if (ret)
 			return ret;
 		/* the return address and the stack pointer are read now */

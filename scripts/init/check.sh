@@ -25,8 +25,9 @@ hooks="" nhooks=0
 for h in "$guests"/*.sh; do
 	[ -f "$h" ] && hooks="$hooks $h" && nhooks=$((nhooks + 1))
 done
-# insmod kunwind, each module, each check, rmmod each module, rmmod kunwind
-ktap_plan $((1 + nmods + nhooks + nmods + 1))
+# insmod kunwind, each module, each check, rmmod each module, rmmod kunwind,
+# kunwind under kptr_restrict=2
+ktap_plan $((1 + nmods + nhooks + nmods + 1 + 1))
 diag "kunwind guest checks ($sub): profile $KUW_PROFILE, cpus $(grep -c ^processor /proc/cpuinfo), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
 rm -f /tmp/churn-stop /tmp/churn-n
@@ -61,4 +62,20 @@ for m in $rev; do
 	check "rmmod $m" rmmod "$m"
 done
 check "rmmod kunwind" rmmod kunwind
+# kptr_restrict=2 makes every /sys/module/*/sections/ file read 0, so that
+# kunwind finds no table of a module loaded before it (its own included):
+# a kunwind loaded then says so in exactly one kernel log line.  Last, so
+# that the checks above see the log of one load.
+kptr_hidden() {
+	was=$(cat /proc/sys/kernel/kptr_restrict)
+	n0=$(dmesg | grep -v 'kuw-guest: ' | grep -c 'kunwind: .*kptr_restrict=2')
+	echo 2 >/proc/sys/kernel/kptr_restrict &&
+		insmod "$KUW_MODDIR"/kunwind.ko && rmmod kunwind
+	r=$?
+	echo "$was" >/proc/sys/kernel/kptr_restrict
+	dmesg | grep -v 'kuw-guest: ' | grep 'kunwind: .*kptr_restrict=2'
+	n1=$(dmesg | grep -v 'kuw-guest: ' | grep -c 'kunwind: .*kptr_restrict=2')
+	[ "$r" = 0 ] && [ $((n1 - n0)) = 1 ]
+}
+check "kptr_restrict=2: kunwind says in one log line that sysfs hides module addresses" kptr_hidden
 finish

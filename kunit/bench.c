@@ -668,7 +668,7 @@ static void bench_irq_run(struct bench_ctx *c)
 /* ---- perf_callchain_kernel(), the callchain of a perf sample ---- */
 
 #ifdef CONFIG_PERF_EVENTS
-static unsigned long KUW_FN(perf_callchain_kernel);
+KUW_INTERNAL(perf_callchain_kernel);
 
 /*
  * A timer interrupt over the chain's bottom: the kernel chain of a sample
@@ -715,10 +715,8 @@ static noinline int bench_perf_leaf(struct bench_ctx *c)
 /* perf_callchain_kernel() at depth @d, the switch as it is: 0 or -errno */
 static noinline int bench_perf_run(struct bench_ctx *c, unsigned int d)
 {
-	if (!KUW_FN(perf_callchain_kernel))
-		KUW_FN(perf_callchain_kernel) =
-			kt_lookup_name("perf_callchain_kernel");
-	if (!KUW_FN(perf_callchain_kernel))
+	if (!KUW_FN(perf_callchain_kernel) &&
+	    !kt_lookup_fn(perf_callchain_kernel))
 		return -ENOENT;
 	if (!c->perf_entry)
 		c->perf_entry = kzalloc(struct_size(c->perf_entry, ip,

@@ -26,6 +26,9 @@
  *     kunwind walks (KUNWIND_MAX_FRAMES): kunwind's trace joined to the
  *     kernel's where kunwind stopped, each frame once: the kernel's own
  *     trace, entry for entry;
+ *   - each fallback once: stack_trace_save_regs() and
+ *     perf_callchain_kernel() from regs whose pc is data, where kunwind
+ *     stops and the kernel's function answers (the fallback counted);
  *   - the switch flipped on and off while another thread calls
  *     stack_trace_save() from the chain's leaf in a loop: every trace has
  *     the whole chain (the kernel checks for reports: lockdep, KASAN,
@@ -160,17 +163,17 @@ static void cs_switch_off(struct kunit *test)
  * stack_trace_save_tsk() (not exported before 6.2) and
  * stack_trace_save_tsk_reliable() (never exported: livepatch is built in):
  * found through kallsyms, called as any caller calls them.  0 /
- * -EOPNOTSUPP where the kernel has none.
+ * -EOPNOTSUPP where the kernel has none.  Process context.
  */
+KUW_INTERNAL(stack_trace_save_tsk);
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+KUW_INTERNAL(stack_trace_save_tsk_reliable);
+#endif
+
 static unsigned int kt_save_tsk(struct task_struct *task, unsigned long *store,
 				unsigned int size)
 {
-	static unsigned long KUW_FN(stack_trace_save_tsk);
-
-	if (!KUW_FN(stack_trace_save_tsk))
-		KUW_FN(stack_trace_save_tsk) =
-			kt_lookup_name("stack_trace_save_tsk");
-	if (!KUW_FN(stack_trace_save_tsk))
+	if (!KUW_FN(stack_trace_save_tsk) && !kt_lookup_fn(stack_trace_save_tsk))
 		return 0;
 	return kuw_call(stack_trace_save_tsk, task, store, size, 0);
 }
@@ -179,12 +182,8 @@ static int kt_save_tsk_reliable(struct task_struct *task, unsigned long *store,
 				unsigned int size)
 {
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-	static unsigned long KUW_FN(stack_trace_save_tsk_reliable);
-
-	if (!KUW_FN(stack_trace_save_tsk_reliable))
-		KUW_FN(stack_trace_save_tsk_reliable) =
-			kt_lookup_name("stack_trace_save_tsk_reliable");
-	if (KUW_FN(stack_trace_save_tsk_reliable))
+	if (KUW_FN(stack_trace_save_tsk_reliable) ||
+	    kt_lookup_fn(stack_trace_save_tsk_reliable))
 		return kuw_call(stack_trace_save_tsk_reliable, task, store,
 				size);
 #endif
@@ -200,7 +199,7 @@ struct cs_regs {
 };
 
 static struct cs_regs *cs_regs_cur;
-static unsigned long KUW_FN(stack_trace_save_regs);
+KUW_INTERNAL(stack_trace_save_regs);
 
 static noinline int cs_regs_leaf(struct kuw_chain *c)
 {
@@ -227,8 +226,7 @@ static void cs_save_regs(struct kunit *test)
 	unsigned long calls, kuw;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUW_FN(stack_trace_save_regs) = kt_lookup_name("stack_trace_save_regs");
-	if (!KUW_FN(stack_trace_save_regs))
+	if (!kt_lookup_fn(stack_trace_save_regs))
 		kunit_skip(test, "no stack_trace_save_regs in this kernel");
 	cs_switch_on(test, "stack_trace_save_regs");
 	calls = cs_count("stack_trace_save_regs", KUNWIND_CONS_CALLS);
@@ -269,7 +267,7 @@ struct cs_perf {
 	unsigned int short_bad;		/* samples where it was wrong */
 };
 
-static unsigned long KUW_FN(perf_callchain_kernel);
+KUW_INTERNAL(perf_callchain_kernel);
 
 /*
  * perf's entry limits, as perf_callchain_store() keeps them for the
@@ -392,8 +390,7 @@ static void cs_perf_callchain(struct kunit *test)
 	unsigned int on_s, on_m;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUW_FN(perf_callchain_kernel) = kt_lookup_name("perf_callchain_kernel");
-	if (!KUW_FN(perf_callchain_kernel))
+	if (!kt_lookup_fn(perf_callchain_kernel))
 		kunit_skip(test, "no perf_callchain_kernel in this kernel");
 	cs_switch_on(test, "perf_callchain_kernel");
 	calls = cs_count("perf_callchain_kernel", KUNWIND_CONS_CALLS);
@@ -877,8 +874,7 @@ static struct cs_perf cs_toggle_perf;
 
 static void *cs_toggle_perf_start(struct kunit *test, int cpu)
 {
-	KUW_FN(perf_callchain_kernel) = kt_lookup_name("perf_callchain_kernel");
-	if (!KUW_FN(perf_callchain_kernel))
+	if (!kt_lookup_fn(perf_callchain_kernel))
 		return NULL;
 	return cs_perf_start(test, &cs_toggle_perf, "cs_storm_leaf", cpu);
 }
@@ -963,6 +959,60 @@ static void cs_exit(struct kunit *test)
 	kunwind_consumers_set_reliable(false);
 }
 
+/*
+ * The kernel functions kunwind falls back to (module/serve.c), each made
+ * to run once: stack_trace_save_regs() and perf_callchain_kernel() from
+ * regs whose pc is data, not text: kunwind stores the pc and stops (no
+ * unwind info), then hands the same regs to arch_stack_walk() or
+ * perf_callchain_kernel(), which end there too.  The consumers' fallback
+ * column moves, and debugfs kunwind/internals counts the calls
+ * (scripts/guest-switch/fallbacks.sh).
+ */
+static unsigned long cs_not_text;
+
+static void cs_fallback_regs(struct pt_regs *regs)
+{
+	kt_set_regs(regs, (unsigned long)&cs_not_text, current_stack_pointer,
+		    0);
+}
+
+static void cs_fallback(struct kunit *test)
+{
+	unsigned long pcs[8], fb;
+	struct pt_regs regs;
+#ifdef CONFIG_PERF_EVENTS
+	u64 buf[1 + ARRAY_SIZE(pcs)];
+	struct perf_callchain_entry *e = (void *)buf;
+	struct perf_callchain_entry_ctx ctx = { .entry = e,
+						.max_stack = ARRAY_SIZE(pcs) };
+#endif
+
+	if (!kt_lookup_fn(stack_trace_save_regs))
+		kunit_skip(test, "no stack_trace_save_regs in this kernel");
+	cs_switch_on(test, "stack_trace_save_regs");
+	fb = cs_count("stack_trace_save_regs", KUNWIND_CONS_FALLBACK);
+	cs_fallback_regs(&regs);
+	KUNIT_EXPECT_GE(test, kuw_call(stack_trace_save_regs, &regs, pcs,
+				       ARRAY_SIZE(pcs), 0), 1U);
+	KUNIT_EXPECT_EQ(test, pcs[0], (unsigned long)&cs_not_text);
+	KUNIT_EXPECT_EQ(test, cs_count("stack_trace_save_regs",
+				       KUNWIND_CONS_FALLBACK), fb + 1);
+#ifdef CONFIG_PERF_EVENTS
+	if (!kt_lookup_fn(perf_callchain_kernel))
+		goto off;
+	cs_switch_on(test, "perf_callchain_kernel");
+	fb = cs_count("perf_callchain_kernel", KUNWIND_CONS_FALLBACK);
+	cs_fallback_regs(&regs);
+	e->nr = 0;
+	kuw_call(perf_callchain_kernel, &ctx, &regs);
+	KUNIT_EXPECT_GE(test, e->nr, 1ULL);
+	KUNIT_EXPECT_EQ(test, cs_count("perf_callchain_kernel",
+				       KUNWIND_CONS_FALLBACK), fb + 1);
+off:
+#endif
+	cs_switch_off(test);
+}
+
 static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_hrtimer_save),
 	KUNIT_CASE(cs_save_tsk),
@@ -971,6 +1021,7 @@ static struct kunit_case kunwind_consumers_cases[] = {
 	KUNIT_CASE(cs_save_regs),
 	KUNIT_CASE(cs_save_recursion),
 	KUNIT_CASE(cs_perf_callchain),
+	KUNIT_CASE(cs_fallback),
 	KUNIT_CASE(cs_toggle),
 	{}
 };

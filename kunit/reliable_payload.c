@@ -134,10 +134,10 @@ static char *rp_text;
 static size_t rp_len;
 static char rp_name_a[RP_NAME], rp_name_b[RP_NAME];
 
-static unsigned long KUW_FN(task_call_func);
-static unsigned long KUW_FN(stack_trace_save_tsk);
+KUW_INTERNAL(task_call_func);
+KUW_INTERNAL(stack_trace_save_tsk);
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-static unsigned long KUW_FN(stack_trace_save_tsk_reliable);
+KUW_INTERNAL(stack_trace_save_tsk_reliable);
 #endif
 
 /* ---- the spinners ---- */
@@ -728,20 +728,16 @@ static int __init rp_init(void)
 {
 	int ret;
 
-	KUW_FN(task_call_func) = kt_lookup_name("task_call_func");
-	if (!KUW_FN(task_call_func)) {
+	if (!kt_lookup_fn(task_call_func)) {
 		pr_err("reliable_payload: task_call_func not found\n");
 		return -ENOENT;
 	}
-	KUW_FN(stack_trace_save_tsk) = kt_lookup_name("stack_trace_save_tsk");
-	if (!KUW_FN(stack_trace_save_tsk)) {
+	if (!kt_lookup_fn(stack_trace_save_tsk)) {
 		pr_err("reliable_payload: stack_trace_save_tsk not found\n");
 		return -ENOENT;
 	}
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-	KUW_FN(stack_trace_save_tsk_reliable) =
-		kt_lookup_name("stack_trace_save_tsk_reliable");
-	if (!KUW_FN(stack_trace_save_tsk_reliable)) {
+	if (!kt_lookup_fn(stack_trace_save_tsk_reliable)) {
 		pr_err("reliable_payload: stack_trace_save_tsk_reliable not found\n");
 		return -ENOENT;
 	}

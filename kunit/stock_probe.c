@@ -175,7 +175,7 @@ static int sp_kernel_walk_init(void)
  * in the probe handler).  From regs it reports regs->pc first, then each
  * frame record's return address.
  */
-static unsigned long KUW_FN(arch_stack_walk);
+KUW_INTERNAL(arch_stack_walk);
 
 static bool sp_consume(void *cookie, unsigned long pc)
 {
@@ -194,10 +194,7 @@ static void sp_kernel_walk(struct pt_regs *regs)
 
 static int sp_kernel_walk_init(void)
 {
-	KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
-	if (!KUW_FN(arch_stack_walk))
-		return -ENOENT;
-	return 0;
+	return kt_lookup_fn(arch_stack_walk) ? 0 : -ENOENT;
 }
 #endif
 

@@ -7,9 +7,11 @@
  *   x86t_call        kuw_call() on an unexported function, as kunwind.ko
  *                    calls them: the kprobe-found kallsyms_lookup_name()
  *                    (past the ENDBR on an IBT kernel) gives kallsyms'
- *                    own answers, and the bracket leaves the preemption
- *                    count as it was.  (The IBT half, the MSR writes, runs
- *                    only on a CPU with IBT: QEMU's TCG has none.)
+ *                    own answers through its static call; another one's
+ *                    static call is a direct CALL to the function (or to
+ *                    its trampoline, a direct JMP to it), counted once per
+ *                    call.  Direct branches need no ENDBR64: IBT never
+ *                    sees them (QEMU's TCG has no IBT to show it).
  *   x86t_fred_*      a FRED event frame (Linux 6.9+, CONFIG_X86_FRED),
  *                    laid out as <asm/fred.h> defines it: a struct
  *                    fred_frame whose 64-byte hardware part is 64-byte
@@ -100,22 +102,61 @@ static bool x86t_is(unsigned long pc, const char *name)
 
 /* ---- kuw_call() ---- */
 
+KUW_INTERNAL(kallsyms_lookup_size_offset);
+
+/* one kuw_call() site, whose code x86t_call() reads */
+static noinline __attribute__((__noipa__)) int
+x86t_size_offset(unsigned long addr, unsigned long *size, unsigned long *off)
+{
+	return kuw_call(kallsyms_lookup_size_offset, addr, size, off);
+}
+
+/* the target of the first direct CALL (e8 rel32) to @a or @b in @fn, or 0 */
+static unsigned long x86t_direct_call(unsigned long fn, unsigned long a,
+				      unsigned long b)
+{
+	unsigned long i, to;
+	u8 code[96];
+	s32 rel;
+
+	/* no fn + offset folded into a relocation (objtool: !ENDBR) */
+	OPTIMIZER_HIDE_VAR(fn);
+	if (copy_from_kernel_nofault(code, (void *)fn, sizeof(code)))
+		return 0;
+	for (i = 0; i + 5 <= sizeof(code); i++) {
+		if (code[i] != 0xe8)
+			continue;
+		memcpy(&rel, code + i + 1, 4);
+		to = fn + i + 5 + rel;
+		if (to == a || to == b)
+			return to;
+	}
+	return 0;
+}
+
+/* @fn starts with an ENDBR64 */
+static bool x86t_endbr(unsigned long fn)
+{
+	u8 b[4];
+
+	return !copy_from_kernel_nofault(b, (void *)fn, 4) && b[0] == 0xf3 &&
+	       b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa;
+}
+
 static void x86t_call(struct kunit *test)
 {
-	static unsigned long KUW_FN(kallsyms_lookup_size_offset);
+	const struct kuw_internal *in =
+		KUW_INTERNAL_OF(kallsyms_lookup_size_offset);
 	unsigned long self = kt_lookup_name("kallsyms_lookup_name");
 	unsigned long probe = KUW_FN(kallsyms_lookup_name);
 	unsigned long addr = (unsigned long)kunwind_start + 1, size, off;
-	int pc = preempt_count();
-	u8 endbr[4];
+	unsigned long fn, tramp, to, calls;
+	u8 jmp[5];
+	s32 rel;
 
 	KUNIT_ASSERT_NE(test, self, 0UL);
-	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
 	/* the kprobe's address: the function, or past its ENDBR64 */
-	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(endbr, (void *)self, 4),
-			0);
-	if (endbr[0] == 0xf3 && endbr[1] == 0x0f && endbr[2] == 0x1e &&
-	    endbr[3] == 0xfa)
+	if (x86t_endbr(self))
 		KUNIT_EXPECT_TRUE(test, probe == self || probe == self + 4);
 	else
 		KUNIT_EXPECT_EQ(test, probe, self);
@@ -124,16 +165,39 @@ static void x86t_call(struct kunit *test)
 		   cpu_feature_enabled(X86_FEATURE_IBT) ? "IBT on" : "no IBT");
 
 	/* an unexported function with another signature, typed from its header */
-	KUW_FN(kallsyms_lookup_size_offset) =
-		kt_lookup_name("kallsyms_lookup_size_offset");
-	KUNIT_ASSERT_NE(test, KUW_FN(kallsyms_lookup_size_offset), 0UL);
-	KUNIT_ASSERT_TRUE(test, kuw_call(kallsyms_lookup_size_offset, addr,
-					 &size, &off));
+	fn = kt_lookup_fn(kallsyms_lookup_size_offset);
+	KUNIT_ASSERT_NE(test, fn, 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, static_call_query(kuw_sc_kallsyms_lookup_size_offset),
+			    (void *)fn);
+	calls = kuw_internal_calls(in);
+	KUNIT_ASSERT_TRUE(test, x86t_size_offset(addr, &size, &off));
+	KUNIT_EXPECT_EQ(test, kuw_internal_calls(in), calls + 1);
 	KUNIT_EXPECT_EQ(test, off, 1UL);
 	KUNIT_EXPECT_EQ(test, addr - off,
 			kt_lookup_name("kunwind_start"));
 	KUNIT_EXPECT_GT(test, size, 1UL);
-	KUNIT_EXPECT_EQ(test, preempt_count(), pc);
+
+	/*
+	 * Direct branches all the way, which need no ENDBR64 at the target:
+	 * the trampoline is a JMP rel32 to the function, the call site a
+	 * CALL rel32 to the function (HAVE_STATIC_CALL_INLINE: objtool
+	 * listed the site, the kernel patched it) or to the trampoline.
+	 */
+	tramp = (unsigned long)STATIC_CALL_TRAMP_ADDR(kuw_sc_kallsyms_lookup_size_offset);
+	/* no tramp + 5 folded into a relocation (objtool: !ENDBR) */
+	OPTIMIZER_HIDE_VAR(tramp);
+	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(jmp, (void *)tramp, 5), 0);
+	memcpy(&rel, jmp + 1, 4);
+	KUNIT_EXPECT_EQ(test, jmp[0], 0xe9);
+	KUNIT_EXPECT_EQ(test, tramp + 5 + rel, fn);
+	to = x86t_direct_call((unsigned long)x86t_size_offset, fn, tramp);
+	KUNIT_EXPECT_NE(test, to, 0UL);
+	if (IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE))
+		KUNIT_EXPECT_EQ(test, to, fn);
+	kunit_info(test, "call site: CALL %pS, trampoline: JMP %pS; %pS %s\n",
+		   (void *)to, (void *)(tramp + 5 + rel), (void *)fn,
+		   x86t_endbr(fn) ? "starts with ENDBR64" :
+		   "has no ENDBR64 (sealed, or built without IBT)");
 }
 
 /* ---- FRED event frames ---- */
@@ -302,14 +366,6 @@ struct x86t_probe {
 };
 
 static struct x86t_probe *x86t_probe_cur;
-
-static bool x86t_endbr(unsigned long fn)
-{
-	u8 b[4];
-
-	return !copy_from_kernel_nofault(b, (void *)fn, 4) && b[0] == 0xf3 &&
-	       b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa;
-}
 
 static int x86t_probe_pre(struct kprobe *p, struct pt_regs *regs)
 {

@@ -9,7 +9,8 @@
  *   stats      lookups, frames, unwinds, ORC-stepped frames, table load
  *              failures, and a counter for each stop reason
  *   internals  the unexported kernel functions kunwind found through
- *              kallsyms and calls (kuw_call()): "NAME 0xADDRESS" each
+ *              kallsyms and calls (kuw_call(), kuw_call.h): "NAME 0xADDRESS
+ *              CALLS" each, CALLS the kuw_call()s of it so far
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -83,7 +84,8 @@ static int kuw_internals_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	for (i = 0; (in = kuw_internal(i)); i++)
-		seq_printf(m, "%s 0x%lx\n", in->name, in->addr);
+		seq_printf(m, "%s 0x%lx %lu\n", in->name, READ_ONCE(in->addr),
+			   kuw_internal_calls(in));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kuw_internals);

@@ -5,10 +5,11 @@
  * itself unexported since 5.7, whose address a kprobe on it gives.  The
  * one copy of this trick.
  *
- * Every function found here is called with kuw_call() (kuw_arch.h): typed
- * from the kernel header that declares it, and safe from x86 IBT.  Each
- * one looked up is listed in debugfs kunwind/internals (a guest check
- * compares it with /proc/kallsyms).
+ * Every function found here is called with kuw_call() (kuw_call.h): a
+ * static call typed from the kernel header that declares the function, a
+ * direct call on x86 (IBT-safe).  Each one found is listed in debugfs
+ * kunwind/internals with its calls (a guest check compares the addresses
+ * with /proc/kallsyms and asserts each was called).
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -17,50 +18,63 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include "kunwind_internal.h"
-#include "kuw_arch.h"
+#include "kuw_call.h"
 
-static unsigned long KUW_FN(kallsyms_lookup_name);
-static unsigned long KUW_FN(kallsyms_lookup_size_offset);
-static unsigned long KUW_FN(put_task_stack);
-static unsigned long KUW_FN(__kernel_text_address);
+KUW_INTERNAL(kallsyms_lookup_name);
+KUW_INTERNAL(kallsyms_lookup_size_offset);
+KUW_INTERNAL(put_task_stack);
+KUW_INTERNAL(__kernel_text_address);
 
-/* The functions looked up so far, for debugfs kunwind/internals. */
-static struct kuw_internal kuw_internals[KUW_MAX_INTERNALS];
+/* The functions found so far, for debugfs kunwind/internals. */
+static const struct kuw_internal *kuw_internals[KUW_MAX_INTERNALS];
 static unsigned int kuw_ninternals;
 static DEFINE_MUTEX(kuw_internals_lock);
 
-static void kuw_note(const char *name, unsigned long addr)
+/**
+ * kuw_note_internal() - list a function kunwind calls in debugfs internals
+ * @in: its struct kuw_internal, after kuw_set_fn()
+ *
+ * Listed once, and only when found.
+ *
+ * Return: its address, or 0.
+ */
+unsigned long kuw_note_internal(struct kuw_internal *in)
 {
+	unsigned long addr = READ_ONCE(in->addr);
 	unsigned int i;
 
+	if (!addr)
+		return 0;
 	mutex_lock(&kuw_internals_lock);
 	for (i = 0; i < kuw_ninternals; i++)
-		if (!strcmp(kuw_internals[i].name, name))
+		if (kuw_internals[i] == in)
 			break;
-	if (i < ARRAY_SIZE(kuw_internals)) {
-		kuw_internals[i].name = name;
-		kuw_internals[i].addr = addr;
-		if (i == kuw_ninternals)
-			kuw_ninternals++;
+	if (i == kuw_ninternals && i < ARRAY_SIZE(kuw_internals)) {
+		kuw_internals[i] = in;
+		/* the entry before the count: kuw_internal() reads locklessly */
+		smp_store_release(&kuw_ninternals, i + 1);
 	}
 	mutex_unlock(&kuw_internals_lock);
+	return addr;
 }
 
 /**
- * kuw_internal() - one of the kernel functions kunwind looked up
+ * kuw_internal() - one of the kernel functions kunwind found and calls
  * @i: its index
  *
  * Return: the entry, or NULL past the last.
  */
 const struct kuw_internal *kuw_internal(unsigned int i)
 {
-	return i < READ_ONCE(kuw_ninternals) ? &kuw_internals[i] : NULL;
+	/* pairs with the release in kuw_note_internal() */
+	return i < smp_load_acquire(&kuw_ninternals) ? kuw_internals[i] : NULL;
 }
 
 /*
  * A kprobe on kallsyms_lookup_name() gives its address: past the ENDBR on
- * an IBT kernel (arch_adjust_kprobe_addr()), which kuw_call() can call
- * too.  kallsyms then gives the function's start, kept instead.
+ * an IBT kernel (arch_adjust_kprobe_addr()).  The static call's direct
+ * call works there too; kallsyms then gives the function's start, kept
+ * instead (the address debugfs lists is the symbol's).
  */
 static bool kuw_find_lookup_name(void)
 {
@@ -69,14 +83,13 @@ static bool kuw_find_lookup_name(void)
 
 	if (register_kprobe(&kp) < 0)
 		return false;
-	KUW_FN(kallsyms_lookup_name) = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	if (!KUW_FN(kallsyms_lookup_name))
+	if (!kuw_set_fn(kallsyms_lookup_name, (unsigned long)kp.addr)->addr)
 		return false;
 	start = kuw_call(kallsyms_lookup_name, "kallsyms_lookup_name");
-	if (start)
-		KUW_FN(kallsyms_lookup_name) = start;
-	kuw_note("kallsyms_lookup_name", KUW_FN(kallsyms_lookup_name));
+	if (start && start != KUW_FN(kallsyms_lookup_name))
+		kuw_set_fn(kallsyms_lookup_name, start);
+	kuw_note_internal(KUW_INTERNAL_OF(kallsyms_lookup_name));
 	return true;
 }
 
@@ -94,32 +107,14 @@ unsigned long kuw_lookup_name(const char *name)
 }
 
 /**
- * kuw_lookup_fn() - address of a kernel function kunwind will call
- * @name: the function's name
- *
- * Like kuw_lookup_name(), and listed in debugfs kunwind/internals.  The
- * result goes to KUW_FN(@name); only kuw_call() calls it.
- *
- * Return: the address, or 0 when unknown.  Process context.
- */
-unsigned long kuw_lookup_fn(const char *name)
-{
-	unsigned long addr = kuw_lookup_name(name);
-
-	if (addr)
-		kuw_note(name, addr);
-	return addr;
-}
-
-/**
  * kuw_ksyms_init() - look up the unexported functions kunwind calls
  *
  * Return: 0.
  */
 int kuw_ksyms_init(void)
 {
-	KUW_FN(put_task_stack) = kuw_lookup_fn("put_task_stack");
-	KUW_FN(__kernel_text_address) = kuw_lookup_fn("__kernel_text_address");
+	kuw_lookup_fn(put_task_stack);
+	kuw_lookup_fn(__kernel_text_address);
 	return 0;
 }
 
@@ -167,8 +162,7 @@ bool kuw_fn_extent(unsigned long addr, unsigned long *start,
 	unsigned long off;
 
 	if (!KUW_FN(kallsyms_lookup_size_offset))
-		KUW_FN(kallsyms_lookup_size_offset) =
-			kuw_lookup_fn("kallsyms_lookup_size_offset");
+		kuw_lookup_fn(kallsyms_lookup_size_offset);
 	if (!KUW_FN(kallsyms_lookup_size_offset) ||
 	    !kuw_call(kallsyms_lookup_size_offset, addr, size, &off) ||
 	    !*size || off >= *size)
@@ -187,8 +181,7 @@ void kuw_lookup_range(const char *name, unsigned long *range)
 	unsigned long size, off;
 
 	if (!KUW_FN(kallsyms_lookup_size_offset))
-		KUW_FN(kallsyms_lookup_size_offset) =
-			kuw_lookup_fn("kallsyms_lookup_size_offset");
+		kuw_lookup_fn(kallsyms_lookup_size_offset);
 	range[0] = kuw_lookup_name(name);
 	range[1] = 0;
 	if (!range[0] || !KUW_FN(kallsyms_lookup_size_offset))

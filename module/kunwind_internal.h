@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "fast.h"
 #include "kunwind.h"
+#include "kuw_call.h"
 
 /*
  * One object with text: the kernel image or one module.  Published on an
@@ -62,15 +63,19 @@ static inline void kuw_count_stop(int err)
 }
 
 /* ksyms.c */
-struct kuw_internal {
-	const char *name;
-	unsigned long addr;
-};
-
+struct kuw_internal;
 #define KUW_MAX_INTERNALS	16
 unsigned long kuw_lookup_name(const char *name);
-unsigned long kuw_lookup_fn(const char *name);
+unsigned long kuw_note_internal(struct kuw_internal *in);
 const struct kuw_internal *kuw_internal(unsigned int i);
+
+/*
+ * kuw_lookup_fn(fn): look up the function @fn (KUW_INTERNAL(fn), kuw_call.h)
+ * in kallsyms, point its static call there and list it in debugfs
+ * kunwind/internals.  Process context.  Return: its address, or 0.
+ */
+#define kuw_lookup_fn(fn)						\
+	kuw_note_internal(kuw_set_fn(fn, kuw_lookup_name(#fn)))
 void kuw_lookup_range(const char *name, unsigned long *range);
 bool kuw_fn_extent(unsigned long addr, unsigned long *start,
 		   unsigned long *size);

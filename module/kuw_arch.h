@@ -23,12 +23,6 @@
  *   void kuw_arch_ret_addr(struct kunwind_state *s)
  *	after a table step: replace a tracing trampoline's return address
  *	(function graph, kretprobe) by the real one, or clear reliable.
- * and the pair kuw_call() puts around every call of a kernel function
- * found through kallsyms:
- *   unsigned long kuw_arch_call_begin(void)
- *   void kuw_arch_call_end(unsigned long *saved)
- *	make an indirect call to any kernel function safe (x86 IBT: ENDBR
- *	tracking off on this CPU), then undo that; NMI-safe.
  */
 #ifndef KUNWIND_KUW_ARCH_H
 #define KUNWIND_KUW_ARCH_H
@@ -44,33 +38,6 @@
 #else
 #error "kunwind: no module/arch/ file for this architecture"
 #endif
-
-/*
- * Kernel functions kunwind calls but the kernel does not export: their
- * addresses come from kallsyms (kuw_lookup_fn()), kept in KUW_FN(name),
- * an unsigned long, 0 when not found.  Only kuw_call() calls them.
- */
-#define KUW_FN(fn)	kuw_fn_##fn
-
-/**
- * kuw_call() - call a kernel function found through kallsyms
- * @fn: its name, as a kernel header declares it: the call is typed from
- *      that declaration, so that a signature that changes between kernel
- *      releases is a build error, never a call with the wrong arguments
- * @...: its arguments
- *
- * Calls the function at KUW_FN(@fn) (the caller checks it is not 0)
- * between kuw_arch_call_begin() and kuw_arch_call_end(): the one way
- * kunwind and its test modules call such a function (make lint checks).
- *
- * Return: what @fn returns.
- */
-#define kuw_call(fn, ...) ({						\
-	unsigned long __kuw_saved					\
-		__attribute__((__cleanup__(kuw_arch_call_end))) =	\
-		kuw_arch_call_begin();					\
-	((typeof(fn) *)kuw_fn_##fn)(__VA_ARGS__);			\
-})
 
 int kuw_arch_init(void);
 void kuw_arch_exit(void);

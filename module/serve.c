@@ -61,12 +61,12 @@
 #include "kuw_arch.h"
 #include "compat.h"
 
-static unsigned long KUW_FN(arch_stack_walk);
+KUW_INTERNAL(arch_stack_walk);
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-static unsigned long KUW_FN(arch_stack_walk_reliable);
+KUW_INTERNAL(arch_stack_walk_reliable);
 #endif
 #ifdef CONFIG_PERF_EVENTS
-static unsigned long KUW_FN(perf_callchain_kernel);
+KUW_INTERNAL(perf_callchain_kernel);
 static unsigned long kuw_perf_guest_cbs;	/* &perf_guest_cbs, or 0 */
 #endif
 static unsigned long kuw_sched_text[2];
@@ -502,13 +502,12 @@ void *kuw_serve_fn(int c, const char **name)
  */
 int kuw_serve_init(void)
 {
-	KUW_FN(arch_stack_walk) = kuw_lookup_fn("arch_stack_walk");
+	kuw_lookup_fn(arch_stack_walk);
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
-	KUW_FN(arch_stack_walk_reliable) =
-		kuw_lookup_fn("arch_stack_walk_reliable");
+	kuw_lookup_fn(arch_stack_walk_reliable);
 #endif
 #ifdef CONFIG_PERF_EVENTS
-	KUW_FN(perf_callchain_kernel) = kuw_lookup_fn("perf_callchain_kernel");
+	kuw_lookup_fn(perf_callchain_kernel);
 	kuw_perf_guest_cbs = kuw_lookup_name("perf_guest_cbs");
 #endif
 	kuw_sched_text[0] = kuw_lookup_name("__sched_text_start");

@@ -60,13 +60,13 @@ static unsigned long kuw_irq_call[2];	/* call_on_irq_stack */
 static unsigned long kuw_idle[2][2];	/* bottoms of idle tasks */
 static unsigned long kuw_kimage[2];	/* [_text, _end) */
 /* unexported functions, called with kuw_call(), typed from their headers */
-static unsigned long KUW_FN(ftrace_graph_ret_addr);
-static unsigned long KUW_FN(kretprobe_find_ret_addr);
+KUW_INTERNAL(ftrace_graph_ret_addr);
+KUW_INTERNAL(kretprobe_find_ret_addr);
 unsigned long kuw_a64_tramp[2];
 /* 6.1's kretprobe trampoline, which calls its handler (later: a BRK) */
 static unsigned long kuw_krp_call[2];
 /* without _end (no CONFIG_KALLSYMS_ALL): the module tree is asked */
-static unsigned long KUW_FN(is_module_address);
+KUW_INTERNAL(is_module_address);
 
 /*
  * Up to 6.1 __kretprobe_trampoline starts with "sub sp, sp, #PT_REGS_SIZE",
@@ -284,18 +284,16 @@ int kuw_arch_init(void)
 	 * is_module_address() (a function: in kallsyms) answers then.
 	 */
 	if (!kuw_kimage[0] || !kuw_kimage[1])
-		KUW_FN(is_module_address) = kuw_lookup_fn("is_module_address");
+		kuw_lookup_fn(is_module_address);
 	kuw_lookup_range("call_on_irq_stack", kuw_irq_call);
 	kuw_lookup_range("secondary_startup", kuw_idle[0]);
 	kuw_lookup_range("__primary_switched", kuw_idle[1]);
 	kuw_a64_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_a64_tramp[0])
-		KUW_FN(ftrace_graph_ret_addr) =
-			kuw_lookup_fn("ftrace_graph_ret_addr");
+		kuw_lookup_fn(ftrace_graph_ret_addr);
 	kuw_a64_tramp[1] = kuw_lookup_name("__kretprobe_trampoline");
 	if (kuw_a64_tramp[1])
-		KUW_FN(kretprobe_find_ret_addr) =
-			kuw_lookup_fn("kretprobe_find_ret_addr");
+		kuw_lookup_fn(kretprobe_find_ret_addr);
 	kuw_a64_krp_init();
 	kuw_a64_leaves_init();
 	return 0;

@@ -122,22 +122,4 @@ static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc,
 	return likely(*pc != t0 && *pc != t1);
 }
 
-/*
- * Calls of kernel functions found through kallsyms (kuw_call(), kuw_arch.h)
- * are plain indirect calls.  With BTI (CONFIG_ARM64_BTI_KERNEL) a BLR must
- * land on a landing pad, and every non-static kernel function has one:
- * GCC's -mbranch-protection=pac-ret+bti starts it with "bti c", or with
- * "paciasp", which is one for a BLR whatever SCTLR_EL1.BT1 says; arm64
- * does not seal functions the way x86 IBT does.  (GCC-built kernels, such
- * as Debian's, have no kernel BTI at all: it depends on !CC_IS_GCC.)
- */
-static __always_inline unsigned long kuw_arch_call_begin(void)
-{
-	return 0;
-}
-
-static __always_inline void kuw_arch_call_end(unsigned long *saved)
-{
-}
-
 #endif /* KUNWIND_ARCH_ARM64_H */

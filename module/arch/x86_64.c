@@ -58,10 +58,10 @@
  * kuw_call(), typed from <asm/stacktrace.h>, <linux/ftrace.h> and
  * <linux/rethook.h>.
  */
-static unsigned long KUW_FN(get_stack_info);
-static unsigned long KUW_FN(ftrace_graph_ret_addr);
-static unsigned long KUW_FN(rethook_find_ret_addr);
-static unsigned long KUW_FN(is_ftrace_trampoline);
+KUW_INTERNAL(get_stack_info);
+KUW_INTERNAL(ftrace_graph_ret_addr);
+KUW_INTERNAL(rethook_find_ret_addr);
+KUW_INTERNAL(is_ftrace_trampoline);
 static unsigned long kuw_entry_text[2];		/* [start, end) */
 static unsigned long kuw_fred_entry[2][2];	/* user, kernel event stubs */
 static unsigned long kuw_idle_start[2];		/* secondary_startup_64 */
@@ -84,7 +84,7 @@ int kuw_arch_init(void)
 {
 	unsigned long no_verify[2];
 
-	KUW_FN(get_stack_info) = kuw_lookup_fn("get_stack_info");
+	kuw_lookup_fn(get_stack_info);
 	if (!KUW_FN(get_stack_info))
 		pr_warn("get_stack_info not found: only task stacks are walked\n");
 	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
@@ -99,15 +99,12 @@ int kuw_arch_init(void)
 		kuw_idle_start[1] = max(kuw_idle_start[1], no_verify[1]);
 	kuw_x86_tramp[0] = kuw_lookup_name("return_to_handler");
 	if (kuw_x86_tramp[0])
-		KUW_FN(ftrace_graph_ret_addr) =
-			kuw_lookup_fn("ftrace_graph_ret_addr");
+		kuw_lookup_fn(ftrace_graph_ret_addr);
 	kuw_x86_tramp[1] = kuw_lookup_name("arch_rethook_trampoline");
 	if (kuw_x86_tramp[1])
-		KUW_FN(rethook_find_ret_addr) =
-			kuw_lookup_fn("rethook_find_ret_addr");
+		kuw_lookup_fn(rethook_find_ret_addr);
 	if (!IS_ENABLED(CONFIG_FRAME_POINTER))
-		KUW_FN(is_ftrace_trampoline) =
-			kuw_lookup_fn("is_ftrace_trampoline");
+		kuw_lookup_fn(is_ftrace_trampoline);
 	return 0;
 }
 

@@ -3,11 +3,7 @@
 #ifndef KUNWIND_ARCH_X86_64_H
 #define KUNWIND_ARCH_X86_64_H
 
-#include <linux/preempt.h>
-#include <asm/cpufeature.h>
-#include <asm/msr.h>
 #include "arch.h"
-#include "kuw_probes.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_X86_64
 #define KUW_REG_PC	KUW_X86_RA
@@ -91,68 +87,6 @@ static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc,
 {
 	*pc = ra;
 	return likely(*pc != t0 && *pc != t1);
-}
-
-/*
- * Calls of kernel functions found through kallsyms (kuw_call(), kuw_arch.h)
- * are indirect calls.  With IBT (CONFIG_X86_KERNEL_IBT, on a CPU that has
- * it) an indirect call must land on an ENDBR64, and at boot the kernel
- * overwrites the ENDBR of every function whose address it never takes
- * ("sealing", apply_seal_endbr()): nearly every function kunwind calls
- * (none is exported) is one, and calling it would be a control-protection
- * fault.  A kprobe's address of a function is past its ENDBR, too.  So
- * around each such call ENDBR tracking is off on this CPU, the way the
- * kernel itself calls code without ENDBR (ibt_save()/ibt_restore(), not
- * exported: EFI runtime services, APM, alternatives patching): clear
- * CET_ENDBR_EN in MSR_IA32_S_CET, preemption off so that the task stays
- * on the CPU whose MSR it changed, then put the saved value back.
- *
- * Interrupts stay on, as for EFI calls: an IRQ or NMI taken in between
- * runs with tracking off, and if it calls through here itself, it saves
- * and restores what it found (off), so that nothing leaks.  No locks and
- * nothing but MSR accesses: safe from NMI.  A kernel built without IBT
- * compiles none of it; on a CPU without it (or "ibt=off")
- * cpu_feature_enabled() is a jump patched at boot: nothing is done.
- * (kCFI and FineIBT, clang-built kernels, are not handled: Debian builds
- * its kernels with GCC.)
- */
-/* rdmsrq()/wrmsrq() since 6.16, rdmsrl()/wrmsrl() before (compat probes) */
-#if KUW_HAVE_RDMSRQ
-#define kuw_rdmsr64(msr, val)	rdmsrq(msr, val)
-#define kuw_wrmsr64(msr, val)	wrmsrq(msr, val)
-#elif KUW_HAVE_RDMSRL
-#define kuw_rdmsr64(msr, val)	rdmsrl(msr, val)
-#define kuw_wrmsr64(msr, val)	wrmsrl(msr, val)
-#else
-#error "kunwind: neither rdmsrq() nor rdmsrl() (probes rdmsrq, rdmsrl)"
-#endif
-
-static __always_inline bool kuw_ibt(void)
-{
-	return IS_ENABLED(CONFIG_X86_KERNEL_IBT) &&
-	       cpu_feature_enabled(X86_FEATURE_IBT);
-}
-
-static __always_inline unsigned long kuw_arch_call_begin(void)
-{
-	u64 cet;
-
-	if (!kuw_ibt())
-		return 0;
-	preempt_disable_notrace();
-	kuw_rdmsr64(MSR_IA32_S_CET, cet);
-	if (cet & CET_ENDBR_EN)
-		kuw_wrmsr64(MSR_IA32_S_CET, cet & ~CET_ENDBR_EN);
-	return cet;
-}
-
-static __always_inline void kuw_arch_call_end(unsigned long *saved)
-{
-	if (!kuw_ibt())
-		return;
-	if (*saved & CET_ENDBR_EN)
-		kuw_wrmsr64(MSR_IA32_S_CET, *saved);
-	preempt_enable_notrace();
 }
 
 #endif /* KUNWIND_ARCH_X86_64_H */

@@ -2,19 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The unexported kernel functions kunwind found through kallsyms and calls
-# with kuw_call() (debugfs kunwind/internals, "NAME 0xADDRESS" each) are
-# the kernel's own: each address is the start of that function in
+# with kuw_call() (debugfs kunwind/internals, "NAME 0xADDRESS CALLS" each)
+# are the kernel's own: each address is the start of that function in
 # /proc/kallsyms.  On an IBT kernel the kprobe that finds
 # kallsyms_lookup_name() gives its address past the ENDBR; kunwind must
 # have corrected it.  The functions every x86_64 kunwind looks up must be
-# listed (arm64 has its own set, not checked here).
+# listed (arm64 has its own set, not checked here).  Each listed one must
+# have been called (CALLS > 0) by the time this runs: after the KUnit
+# suites and the checks before it in /guest; each call is a static call
+# (direct on x86), so a count shows such a call ran and returned.  The
+# consumers' fallbacks (module/serve.c) are the exception: they run only
+# with the consumers switch on, in the switch guest, whose
+# guest-switch/fallbacks.sh asserts their calls.
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
-ktap_plan 2
+ktap_plan 3
 F=/sys/kernel/debug/kunwind/internals
 if [ ! -r $F ]; then
 	notok "internals listed"
 	skip "internals match kallsyms" "no $F"
+	skip "internals called" "no $F"
 	exit 0
 fi
 need=""
@@ -52,5 +59,14 @@ if awk '
 else
 	diag <"/tmp/kuw-internals.out"
 	notok "internals match kallsyms"
+fi
+uncalled=$(awk '$1 == "arch_stack_walk" || $1 == "arch_stack_walk_reliable" ||
+	$1 == "perf_callchain_kernel" { next }
+	NF < 3 || $3 == 0 { printf " %s", $1 }' $F)
+if [ -z "$uncalled" ] && grep -q . $F; then
+	ok "internals called"
+else
+	diag "never called:$uncalled"
+	notok "internals called"
 fi
 diag "$(tr '\n' ' ' <$F)"

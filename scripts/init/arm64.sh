@@ -45,6 +45,8 @@ done
 for d in /sys/kernel/debug/kunit/*; do
 	[ -d "$d" ] && diag "kunit suite registered: ${d##*/}"
 done
+# the kernel functions kunwind calls, with their calls so far (not checked)
+diag <$D/internals
 check "rmmod the test modules, demo_oops, kunwind" \
 	sh -c "rmmod leaf_test && rmmod registry_test && rmmod churn_payload &&
 	       rmmod context_test && rmmod unwind_test &&

@@ -21,14 +21,11 @@
 #define BENCH_REF	"fp"
 #define BENCH_REF_STS	"fp-sts"
 
-static unsigned long KUW_FN(arch_stack_walk);
+KUW_INTERNAL(arch_stack_walk);
 
 static int bench_arch_init(void)
 {
-	KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
-	if (!KUW_FN(arch_stack_walk))
-		return -ENOENT;
-	return 0;
+	return kt_lookup_fn(arch_stack_walk) ? 0 : -ENOENT;
 }
 
 struct bench_ref_buf {

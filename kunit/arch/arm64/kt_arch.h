@@ -61,6 +61,16 @@ static bool kt_ref_consume(void *cookie, unsigned long pc)
 }
 
 /*
+ * arch_stack_walk() and arch_stack_walk_reliable(), not exported: static
+ * calls typed from <linux/stacktrace.h> (kuw_call.h), set on first use,
+ * which must be in process context (the look-up sleeps).
+ */
+KUW_INTERNAL(arch_stack_walk);
+#ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+KUW_INTERNAL(arch_stack_walk_reliable);
+#endif
+
+/*
  * The kernel's unwinder, arch_stack_walk() itself (stack_trace_save_tsk()
  * would leave out the scheduler's functions): from a sleeping @task, from
  * @regs (its caller on, as x86's unwind_start() does: arch_stack_walk()
@@ -71,12 +81,9 @@ static noinline unsigned int kt_ref_walk(struct task_struct *task,
 					 struct pt_regs *regs,
 					 unsigned long *pcs, unsigned int max)
 {
-	static unsigned long KUW_FN(arch_stack_walk);
 	struct kt_ref_buf b = { .pcs = pcs, .max = max };
 
-	if (!KUW_FN(arch_stack_walk))
-		KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
-	if (!KUW_FN(arch_stack_walk))
+	if (!KUW_FN(arch_stack_walk) && !kt_lookup_fn(arch_stack_walk))
 		return 0;
 	kuw_call(arch_stack_walk, kt_ref_consume, &b, task ? task : current,
 		 regs);
@@ -101,12 +108,8 @@ static inline bool kt_ref_take_all(void *cookie, unsigned long pc)
  */
 static inline int kt_ref_reliable(struct task_struct *task)
 {
-	static unsigned long KUW_FN(arch_stack_walk_reliable);
-
-	if (!KUW_FN(arch_stack_walk_reliable))
-		KUW_FN(arch_stack_walk_reliable) =
-			kt_lookup_name("arch_stack_walk_reliable");
-	if (!KUW_FN(arch_stack_walk_reliable))
+	if (!KUW_FN(arch_stack_walk_reliable) &&
+	    !kt_lookup_fn(arch_stack_walk_reliable))
 		return -1;
 	return !kuw_call(arch_stack_walk_reliable, kt_ref_take_all, NULL,
 			 task ? task : current);

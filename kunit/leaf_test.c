@@ -42,7 +42,7 @@ static bool kl_in_memset(unsigned long pc)
 	char sym[KSYM_SYMBOL_LEN];
 
 	sprint_symbol_no_offset(sym, pc);
-	return strstr(sym, "memset") != NULL;
+	return !!strstr(sym, "memset");
 }
 
 static bool kl_in_loop(unsigned long pc)
@@ -83,8 +83,9 @@ static enum hrtimer_restart kl_tick(struct hrtimer *h)
 static noinline void kl_leaf_loop(struct kl_state *k, u8 *buf)
 {
 	unsigned long end = jiffies + HZ / 2;
-	volatile size_t len = KL_BUF;	/* a real call, whatever the size */
+	size_t len = KL_BUF;
 
+	OPTIMIZER_HIDE_VAR(len);	/* a real call, whatever the size */
 	while (READ_ONCE(k->n) < KL_SAMPLES && time_before(jiffies, end))
 		memset(buf, k->ticks & 0xff, len);
 }
@@ -158,6 +159,7 @@ static struct kunit_suite kl_suite = {
 	.name = "kunwind_leaf",
 	.test_cases = kl_cases,
 };
+
 kunit_test_suite(kl_suite);
 
 MODULE_LICENSE("GPL");

@@ -605,18 +605,18 @@ static const struct file_operations kuw_load_fops = {
 	.release = kuw_load_release,
 };
 
-
-#define KUW_DEV(n, f) {							\
-	.minor = MISC_DYNAMIC_MINOR, .name = "kunwind-" n,		\
-	.nodename = "kunwind/" n, .fops = &(f), .mode = 0600,		\
-}
-
 static struct miscdevice kuw_devs[] = {
-	KUW_DEV("rules", kuw_rules_fops),
-	KUW_DEV("backtrace", kuw_bt_fops),
-	KUW_DEV("load", kuw_load_fops),
-	KUW_DEV("unload", kuw_unload_fops),
-	KUW_DEV("consumers", kuw_consumers_fops),
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind-rules",
+	  .nodename = "kunwind/rules", .fops = &kuw_rules_fops, .mode = 0600 },
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind-backtrace",
+	  .nodename = "kunwind/backtrace", .fops = &kuw_bt_fops, .mode = 0600 },
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind-load",
+	  .nodename = "kunwind/load", .fops = &kuw_load_fops, .mode = 0600 },
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind-unload",
+	  .nodename = "kunwind/unload", .fops = &kuw_unload_fops, .mode = 0600 },
+	{ .minor = MISC_DYNAMIC_MINOR, .name = "kunwind-consumers",
+	  .nodename = "kunwind/consumers", .fops = &kuw_consumers_fops,
+	  .mode = 0600 },
 };
 
 static unsigned int kuw_ndevs;

@@ -23,12 +23,14 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #include "compat.h"
 #include "kunwind.h"
 #include "arch.h"
 #include "blob.h"
 #include "kt_arch.h"
 #include "kt_sframe.h"
+#include "kt_rollback.h"
 #include "chain.c"
 
 #define KT_MAX	96
@@ -981,6 +983,133 @@ static void kt_garbage_stack(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->reliable);
 }
 
+/* ---- a failed step is undone before the fallback steps the frame ---- */
+
+/* The value of register @reg at @st's frame (a slot on this stack read). */
+static bool kt_reg(const struct kunwind_state *st, unsigned int reg, u64 *v)
+{
+	if (!(st->regs.valid & BIT_ULL(reg)))
+		return false;
+	*v = st->regs.r[reg];
+	if (!(st->regs.lazy & BIT_ULL(reg)))
+		return true;
+	return !copy_from_kernel_nofault(v, (const void *)(unsigned long)*v,
+					 sizeof(*v));
+}
+
+/*
+ * The row of kt_rollback.h's asm at KT_RB_BODY, as its CFI says: CFA = sp
+ * + 16, KT_RB_REG saved at CFA - 16.
+ */
+static void kt_expect_rb_row(struct kunit *test)
+{
+	struct kunwind_rule_info *info;
+	const struct kuw_reg_rule *rr;
+
+	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(KT_RB_BODY, KUW_SRC_EH_FRAME,
+						  info), 0);
+	KUNIT_ASSERT_EQ(test, info->rule.cfa_kind, KUW_CFA_REG);
+	KUNIT_ASSERT_EQ(test, info->rule.cfa_reg, KT_REG_SP);
+	KUNIT_ASSERT_EQ(test, info->rule.cfa_off, 16);
+	rr = kuw_rule_find(&info->rule, KT_RB_REG);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_EQ(test, rr->kind, KUW_R_OFFSET);
+	KUNIT_ASSERT_EQ(test, rr->off, -16);
+}
+
+/*
+ * A frame whose row restores a callee-saved register (KT_RB_REG) from its
+ * slot, then fails (the return address it reads is no text): the arch's
+ * fallback steps the frame again, and the register it keeps must be the
+ * frame's own (@val), not what the failed row wrote (a slot address, its
+ * word).  One by one and in a batch.
+ */
+static noinline void kt_failed_step_undone(struct kunit *test)
+{
+	struct pt_regs *regs = kunit_kzalloc(test, sizeof(*regs), GFP_KERNEL);
+	const unsigned long val = kt_rb_val();
+	unsigned long buf[8], pc = 0, ret_pc;
+	struct kunwind_state st;
+	int batch;
+	u64 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, regs);
+	kt_expect_rb_row(test);
+	for (batch = 0; batch < 2; batch++) {
+		ret_pc = kt_rb_fail(regs, buf, val);
+		barrier_data(buf);
+		__kunwind_start(&st, current, regs, NULL,
+				KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+		KUNIT_ASSERT_FALSE(test, kunwind_done(&st));
+		KUNIT_ASSERT_EQ(test, kunwind_get_return_address(&st),
+				KT_RB_BODY);
+		KUNIT_ASSERT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+		KUNIT_ASSERT_EQ(test, v, (u64)val);
+		if (batch)
+			KUNIT_ASSERT_EQ_MSG(test,
+					    kunwind_next_frames(&st, &pc, 1), 1U,
+					    "stopped: %s",
+					    kunwind_strerror(kunwind_stop_reason(&st)));
+		else
+			KUNIT_ASSERT_TRUE_MSG(test, kunwind_next_frame(&st),
+					      "stopped: %s",
+					      kunwind_strerror(kunwind_stop_reason(&st)));
+		KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st), ret_pc);
+		if (batch)
+			KUNIT_EXPECT_EQ(test, pc, ret_pc);
+		/* the arch's own step, not the row's */
+		KUNIT_EXPECT_EQ(test, st.how, (u8)KUNWIND_FRAME_FP);
+		KUNIT_EXPECT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+		KUNIT_EXPECT_EQ_MSG(test, v, (u64)val,
+				    "%s: register %u after the fallback: 0x%llx (lazy %d), the frame's own 0x%lx",
+				    batch ? "batch" : "one by one", KT_RB_REG, v,
+				    !!(st.regs.lazy & BIT_ULL(KT_RB_REG)), val);
+	}
+}
+
+/*
+ * A row's step that succeeds leaves KT_RB_REG in its slot (lazy); the next
+ * frame has no row and is stepped by its frame record, which keeps that
+ * register: still the slot's word, not the slot's address (arm64; x86's
+ * frame-pointer step keeps no such register).
+ */
+static noinline void kt_record_keeps_slots(struct kunit *test)
+{
+	struct pt_regs *regs = kunit_kzalloc(test, sizeof(*regs), GFP_KERNEL);
+	const unsigned long saved = 0x1919191919191919UL;
+	unsigned long buf[8], ret_pc;
+	struct kunwind_state st;
+	u64 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, regs);
+	ret_pc = kt_rb_record(regs, buf, kt_rb_val(), saved);
+	if (!ret_pc)
+		kunit_skip(test, "no frame-record step keeps callee-saved registers on this arch");
+	barrier_data(buf);
+	kt_expect_rb_row(test);
+	__kunwind_start(&st, current, regs, NULL,
+			KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+	KUNIT_ASSERT_FALSE(test, kunwind_done(&st));
+	/* the row's step: to buf[1], the register now at its slot */
+	KUNIT_ASSERT_TRUE(test, kunwind_next_frame(&st));
+	KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st), buf[1]);
+	KUNIT_EXPECT_EQ(test, st.how, (u8)KUNWIND_FRAME_CFI);
+	KUNIT_EXPECT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+	KUNIT_EXPECT_EQ(test, v, (u64)saved);
+	/* the frame record's step */
+	KUNIT_ASSERT_TRUE_MSG(test, kunwind_next_frame(&st), "stopped: %s",
+			      kunwind_strerror(kunwind_stop_reason(&st)));
+	KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st), ret_pc);
+	KUNIT_EXPECT_EQ(test, st.how, (u8)KUNWIND_FRAME_FP);
+	KUNIT_EXPECT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+	KUNIT_EXPECT_EQ_MSG(test, v, (u64)saved,
+			    "register %u after the frame record: 0x%llx (lazy %d), its slot holds 0x%lx",
+			    KT_RB_REG, v,
+			    !!(st.regs.lazy & BIT_ULL(KT_RB_REG)), saved);
+}
+
 /*
  * first_frame, as in the kernel's unwind_start(): frames whose sp is at or
  * below it are skipped.  Take the sp of frame 3 of a walk; a second walk
@@ -1081,6 +1210,8 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_rules_big_frame),
 	KUNIT_CASE(kt_bad_pc),
 	KUNIT_CASE(kt_garbage_stack),
+	KUNIT_CASE(kt_failed_step_undone),
+	KUNIT_CASE(kt_record_keeps_slots),
 	KUNIT_CASE(kt_api_shape),
 	KUNIT_CASE(kt_first_frame),
 	{}

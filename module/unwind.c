@@ -450,7 +450,28 @@ static __always_inline void kuw_ahead_here(struct kunwind_state *s,
 		kuw_find_row(s, look, s->signal, seq, rc);
 }
 
-/* One frame up, any frame.  Return: 0 or the stop reason. */
+/* A copy of the registers the arch has (kuw_step_frame_any()'s undo). */
+static __always_inline void kuw_regs_copy(struct kuw_regs *d,
+					  const struct kuw_regs *s)
+{
+	memcpy(d->r, s->r, kuw_arch(KUW_ARCH_THIS)->nregs * sizeof(d->r[0]));
+	d->valid = s->valid;
+	d->lazy = s->lazy;
+}
+
+/*
+ * One frame up, any frame.  Return: 0 or the stop reason.
+ *
+ * A row's step writes the caller's registers before the checks of the
+ * caller's frame (its sp, its pc's object) can fail; the fallback then
+ * steps the callee's frame again, with the arch's own means (a frame
+ * record, a leaf guess, ORC), some of which keep registers they do not
+ * restore.  So a failed step is undone whole: every register (a callee-
+ * saved one the row restored would otherwise pass as the callee's own),
+ * the stack, the return-address translation state and the reliable flag,
+ * as they were before it.  The common steps (kuw_step_common()) need no
+ * undo: they write nothing of a frame before every check of it passed.
+ */
 static noinline int kuw_step_frame_any(struct kunwind_state *s,
 				       unsigned int seq,
 				       struct kuw_rcache *rc)
@@ -460,6 +481,10 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 	bool bp_ok = (s->regs.valid & ~s->regs.lazy) & (1ULL << KUW_REG_FP);
 	bool signal = s->signal;
 	bool sp_guess = s->sp_guess;
+	bool reliable = s->reliable;
+	int ret_idx = s->ret_idx;
+	struct llist_node *ret_cur = s->ret_cur;
+	struct kuw_regs saved;
 	struct kunwind_stack si;
 	unsigned long mask;
 	bool moved = false;
@@ -478,6 +503,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		s->table = t;
 		s->rule = r;
 		s->row_pc = s->ahead_row;
+		kuw_regs_copy(&saved, &s->regs);
 		/*
 		 * After a frame record the sp is a guess: hidden from the
 		 * step, so that only a row whose CFA is not sp-based (x29)
@@ -503,16 +529,17 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		}
 		if (ret == -KUW_E_END)
 			return ret;
-		/* put the callee's frame back for the fallback */
+		/* put the callee's frame back, whole, for the fallback */
 		if (moved) {
 			s->stack = si;
 			s->stack_mask = mask;
 			moved = false;
 		}
 		s->signal = signal;
-		s->regs.r[KUW_REG_PC] = pc;
-		s->regs.r[KUW_REG_SP] = sp;
-		s->regs.valid |= BIT_ULL(KUW_REG_SP);
+		s->reliable = reliable;
+		s->ret_idx = ret_idx;
+		s->ret_cur = ret_cur;
+		kuw_regs_copy(&s->regs, &saved);
 	} else if (kuw_arch_at_end(s)) {
 		return -KUW_E_END;
 	} else if (!bp_ok && (s->regs.valid & s->regs.lazy & BIT_ULL(KUW_REG_FP))) {

@@ -398,9 +398,13 @@ static int kuw_record_step(struct kunwind_state *s, u64 sp, u64 fp)
 		return -KUW_E_NOINFO;
 	if (!rec[0] && !rec[1])
 		return kuw_meta_step(s, fp);
+	/*
+	 * x19-x28 stay as they are, values or slot addresses (lazy): a
+	 * slot's address is not the register's value
+	 */
 	s->regs.valid = BIT_ULL(KUW_REG_SP) | BIT_ULL(KUW_REG_PC) |
 			BIT_ULL(KUW_REG_FP) | (s->regs.valid & GENMASK_ULL(28, 19));
-	s->regs.lazy = 0;
+	s->regs.lazy &= GENMASK_ULL(28, 19);
 	s->regs.r[KUW_REG_FP] = rec[0];
 	s->regs.r[KUW_REG_PC] = rec[1];
 	s->regs.r[KUW_REG_SP] = fp + 16;

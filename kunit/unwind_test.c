@@ -1110,6 +1110,180 @@ static noinline void kt_record_keeps_slots(struct kunit *test)
 			    !!(st.regs.lazy & BIT_ULL(KT_RB_REG)), saved);
 }
 
+/* ---- a task that runs while it is walked ---- */
+
+struct kt_torn {
+	unsigned int runs;	/* wake-ups it ran after */
+	unsigned int spin;	/* on a wake-up: spin until cleared */
+	unsigned int spinning;
+};
+
+/* Sleep; at each wake-up count it (and spin if asked), sleep again here. */
+static noinline int kt_torn_loop(struct kt_torn *k)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+		/* pairs with kt_torn_until()'s acquire */
+		smp_store_release(&k->runs, READ_ONCE(k->runs) + 1);
+		if (!READ_ONCE(k->spin))
+			continue;
+		/* pairs with kt_torn_until()'s acquire */
+		smp_store_release(&k->spinning, 1);
+		while (READ_ONCE(k->spin) && !kthread_should_stop())
+			cpu_relax();
+		WRITE_ONCE(k->spinning, 0);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static int kt_torn_fn(void *arg)
+{
+	int r = kt_torn_loop(arg);
+
+	barrier();
+	return r;
+}
+
+/* Is @task asleep in kt_torn_loop() (off its CPU), within 2 s? */
+static bool kt_torn_asleep(struct task_struct *task)
+{
+	int tries;
+
+	for (tries = 0; tries < 4000; tries++) {
+		if (READ_ONCE(task->__state) == TASK_INTERRUPTIBLE &&
+		    !READ_ONCE(task->on_cpu))
+			return true;
+		usleep_range(300, 500);
+	}
+	return false;
+}
+
+/* Wait (2 s at most) until *@p differs from @old. */
+static bool kt_torn_until(const unsigned int *p, unsigned int old)
+{
+	int tries;
+
+	for (tries = 0; tries < 4000; tries++) {
+		/* pairs with the release in kt_torn_loop() */
+		if (smp_load_acquire(p) != old)
+			return true;
+		usleep_range(300, 500);
+	}
+	return false;
+}
+
+/*
+ * Start a walk of @task, stepped one frame at a time to kt_torn_loop().
+ * Return: false (the case failed) when it is not asleep or not there.
+ */
+static bool kt_torn_start(struct kunit *test, struct kunwind_state *st,
+			  struct task_struct *task)
+{
+	unsigned int i;
+
+	if (!kt_torn_asleep(task)) {
+		KUNIT_FAIL(test, "kuw_torn does not sleep");
+		return false;
+	}
+	kunwind_start(st, task, NULL, NULL);
+	for (i = 0; i < 16 && !kunwind_done(st); i++) {
+		if (kt_is(kunwind_get_return_address(st), "kt_torn_loop"))
+			return true;
+		kunwind_next_frame(st);
+	}
+	KUNIT_FAIL(test, "kt_torn_loop not reached: %s",
+		   kunwind_strerror(kunwind_stop_reason(st)));
+	return false;
+}
+
+/*
+ * A kthread (bound to another CPU than this case's) asleep in
+ * kt_torn_loop(): walked untouched, a clean end, reliable.  Then walks
+ * paused at kt_torn_loop()'s frame (the frames below it, the scheduler's,
+ * already read) while the task is woken: it runs and sleeps again in the
+ * same place (its frames from kt_torn_loop() on are what they were: the
+ * rest of the walk alone cannot tell), or it is still running (spinning in
+ * kt_torn_loop()) when the walk ends.  Neither walk may end cleanly or be
+ * reliable: the first one finds new context-switch counts, the second the
+ * task on its CPU.
+ */
+static void kt_torn_walk(struct kunit *test)
+{
+	struct kt_torn *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct kunwind_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	unsigned long *pcs = kunit_kcalloc(test, KT_MAX, sizeof(long),
+					   GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int cpu, other, runs, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, pcs);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: the task cannot run beside the walk");
+	/* this case's thread on one CPU, the task on another */
+	cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)),
+			0);
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+	task = kthread_create(kt_torn_fn, k, "kuw_torn");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, other);
+	get_task_struct(task);
+	wake_up_process(task);
+
+	/* untouched */
+	if (!kt_torn_start(test, st, task))
+		goto out;
+	while (kunwind_next_frame(st))
+		n++;
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_END,
+			    "untouched: %s",
+			    kunwind_strerror(kunwind_stop_reason(st)));
+	KUNIT_EXPECT_TRUE(test, kunwind_reliable(st));
+	KUNIT_EXPECT_GT(test, n, 1U);
+
+	/* it runs and sleeps again at the same place, mid-walk */
+	if (!kt_torn_start(test, st, task))
+		goto out;
+	runs = READ_ONCE(k->runs);
+	wake_up_process(task);
+	KUNIT_EXPECT_TRUE(test, kt_torn_until(&k->runs, runs));
+	KUNIT_EXPECT_TRUE(test, kt_torn_asleep(task));
+	while (kunwind_next_frame(st))
+		;
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_RUNNING,
+			    "ran and slept again: %s",
+			    kunwind_strerror(kunwind_stop_reason(st)));
+	KUNIT_EXPECT_FALSE(test, kunwind_reliable(st));
+
+	/* it runs while the walk ends (in a batch) */
+	if (!kt_torn_start(test, st, task))
+		goto out;
+	WRITE_ONCE(k->spin, 1);
+	wake_up_process(task);
+	KUNIT_EXPECT_TRUE(test, kt_torn_until(&k->spinning, 0));
+	while (!kunwind_done(st))
+		kunwind_next_frames(st, pcs, KT_MAX);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(task->on_cpu));
+	WRITE_ONCE(k->spin, 0);
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_RUNNING,
+			    "running at the end: %s",
+			    kunwind_strerror(kunwind_stop_reason(st)));
+	KUNIT_EXPECT_FALSE(test, kunwind_reliable(st));
+	KUNIT_EXPECT_TRUE(test, kt_torn_asleep(task));
+out:
+	WRITE_ONCE(k->spin, 0);
+	kthread_stop(task);
+	put_task_struct(task);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
 /*
  * first_frame, as in the kernel's unwind_start(): frames whose sp is at or
  * below it are skipped.  Take the sp of frame 3 of a walk; a second walk
@@ -1212,6 +1386,7 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_garbage_stack),
 	KUNIT_CASE(kt_failed_step_undone),
 	KUNIT_CASE(kt_record_keeps_slots),
+	KUNIT_CASE(kt_torn_walk),
 	KUNIT_CASE(kt_api_shape),
 	KUNIT_CASE(kt_first_frame),
 	{}

@@ -131,8 +131,37 @@ static __always_inline int kuw_step_row(struct kunwind_state *s,
 	return 0;
 }
 
+/*
+ * nvcsw + nivcsw: __schedule() counts every switch away from a task (the
+ * task that leaves, before it stops being on its CPU)
+ */
+static __always_inline unsigned long kuw_switches(struct task_struct *task)
+{
+	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw);
+}
+
+/*
+ * Did another task than current run at some point since the walk of it
+ * began (see struct kunwind_state, @switches)?  It is on a CPU now, or it
+ * was switched away from since.  After the walk's reads: a task that ran
+ * set on_cpu before it wrote its stack, and counts its switch away before
+ * it clears on_cpu (finish_task(), a release).
+ */
+static bool kuw_task_ran(const struct kunwind_state *s)
+{
+	smp_rmb();	/* the walk's reads of the stack, then the task's state */
+	return READ_ONCE(s->task->on_cpu) ||
+	       kuw_switches(s->task) != s->switches;
+}
+
+/*
+ * The walk ends with @err.  A clean end of a walk of another task that
+ * ran meanwhile is no end: what the walk read may have changed under it.
+ */
 static void kuw_stop(struct kunwind_state *s, int err)
 {
+	if (err == -KUW_E_END && s->task != current && kuw_task_ran(s))
+		err = -KUW_E_RUNNING;
 	s->error = err;
 	if (err != -KUW_E_END)
 		s->reliable = false;
@@ -1029,6 +1058,10 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 	state->reliable = true;
 	state->how = KUNWIND_FRAME_START;
 	this_cpu_inc(kuw_counters.unwinds);
+	if (task != current) {
+		state->switches = kuw_switches(task);
+		smp_rmb();	/* the count, then the task's registers and stack */
+	}
 
 	ret = kuw_start_regs(state, regs);
 	if (ret) {
@@ -1068,7 +1101,9 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
  * @regs, the first frame is the caller of kunwind_start() (frames of
  * kunwind itself are skipped).  A sleeping task starts at the return
  * address its context switch saved; a task running on another CPU is
- * refused (kunwind_error() -EBUSY).
+ * refused (kunwind_error() -EBUSY), and a walk of a task that runs before
+ * it ends stops with -EBUSY too, not at the end (struct kunwind_state,
+ * @switches).
  */
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		     struct pt_regs *regs, unsigned long *first_frame, u8 src)
@@ -1176,8 +1211,8 @@ EXPORT_SYMBOL_GPL(kunwind_errno);
  * Return: 0 while going or after a clean end at the outermost frame;
  * otherwise a negative errno (-ENOENT no unwind info, -ERANGE a frame
  * outside the context's stacks or text, -EFAULT a read faulted, -E2BIG
- * too many frames, -EBUSY the task runs on another CPU, -EBADMSG a
- * malformed rule).  kunwind_stop_reason() gives the precise reason.
+ * too many frames, -EBUSY the task runs on another CPU or ran during the
+ * walk, -EBADMSG a malformed rule).  kunwind_stop_reason() gives the precise reason.
  */
 int kunwind_error(struct kunwind_state *state)
 {
@@ -1191,7 +1226,9 @@ EXPORT_SYMBOL_GPL(kunwind_error);
  *
  * Return: true only when the walk reached the outermost frame cleanly,
  * every step came from a table row, and no exception or interrupt frame
- * was crossed with the kernel's ORC unwinder.
+ * was crossed with the kernel's ORC unwinder.  For a task other than
+ * current, a clean end also means that the task did not run between the
+ * start and the end of the walk (see struct kunwind_state, @switches).
  */
 bool kunwind_reliable(struct kunwind_state *state)
 {

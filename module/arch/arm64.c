@@ -215,7 +215,8 @@ int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 	const struct cpu_context *c = &task->thread.cpu_context;
 	int i;
 
-	if (READ_ONCE(task->on_cpu))
+	/* acquire: the context it saved before it left its CPU (finish_task()) */
+	if (smp_load_acquire(&task->on_cpu))
 		return -KUW_E_RUNNING;
 	for (i = 0; i < 10; i++)
 		r->r[19 + i] = (&c->x19)[i];

@@ -4,11 +4,13 @@
  * The chain of kunit/chain.c is part of this translation unit, so this
  * module carries .eh_frame and .sframe for it (kunit/Kbuild).
  *
- * Independent truths: the kernel's own unwinder (stack_trace_save(), and
- * kt_ref_walk() of kunit/arch/$(SRCARCH)/kt_arch.h: ORC or frame pointers
- * on x86_64, frame records on arm64) on the same stack, the function names
- * the chain is made of, and the ABI's rule at a function's first
- * instruction.
+ * Independent truths: the kernel's own unwinder (kt_kernel_save(), which is
+ * stack_trace_save() with the kernel's arch_stack_walk() called directly,
+ * and kt_ref_walk() of kunit/arch/$(SRCARCH)/kt_arch.h: ORC or frame
+ * pointers on x86_64, frame records on arm64) on the same stack, the
+ * function names the chain is made of, the ABI's rule at a function's
+ * first instruction, and frames laid out by hand for rows written in
+ * assembly (kunit/arch/$(SRCARCH)/kt_rollback.h).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -30,6 +32,7 @@
 #include "blob.h"
 #include "kt_arch.h"
 #include "kt_sframe.h"
+#include "kt_lookup.h"
 #include "kt_rollback.h"
 #include "chain.c"
 
@@ -40,6 +43,7 @@ struct kt_trace {
 	u8 how[KT_MAX];
 	bool rel[KT_MAX];	/* every frame up to this one from tables */
 	unsigned int n;
+	unsigned int total;	/* frames walked, KT_MAX or not */
 	int err;
 	bool reliable;
 };
@@ -51,13 +55,16 @@ static noinline void kt_unwind(struct kt_trace *t, struct task_struct *task,
 	struct kunwind_state st;
 
 	t->n = 0;
+	t->total = 0;
 	for (__kunwind_start(&st, task, regs, NULL, src); !kunwind_done(&st);
-	     kunwind_next_frame(&st))
+	     kunwind_next_frame(&st)) {
+		t->total++;
 		if (t->n < KT_MAX) {
 			t->how[t->n] = st.how;
 			t->rel[t->n] = st.reliable;
 			t->pc[t->n++] = kunwind_get_return_address(&st);
 		}
+	}
 	t->err = kunwind_stop_reason(&st);
 	t->reliable = kunwind_reliable(&st);
 	barrier();
@@ -130,6 +137,55 @@ static void kt_dump(struct kunit *test, const char *what,
 		kunit_info(test, "%s %2u %pS\n", what, i, (void *)pc[i]);
 }
 
+/*
+ * The kernel's own unwinder as stack_trace_save() calls it
+ * (kernel/stacktrace.c: arch_stack_walk() of current from the caller,
+ * this function's own frame skipped), but called directly: kunwind's
+ * consumers switch sends stack_trace_save() itself to kunwind, which a
+ * reference taken through it would then compare with itself.
+ * arch_stack_walk() is not exported: kt_kernel_unwinder() finds it (in
+ * process context, before any walk in an interrupt or NMI needs it).
+ */
+static unsigned long KUW_FN(arch_stack_walk);
+
+struct kt_save {
+	unsigned long *store;
+	unsigned int size, skip, len;
+};
+
+static bool kt_save_entry(void *cookie, unsigned long addr)
+{
+	struct kt_save *c = cookie;
+
+	if (c->len >= c->size)
+		return false;
+	if (c->skip > 0) {
+		c->skip--;
+		return true;
+	}
+	c->store[c->len++] = addr;
+	return c->len < c->size;
+}
+
+static noinline unsigned int kt_kernel_save(unsigned long *store,
+					    unsigned int size)
+{
+	struct kt_save c = { .store = store, .size = size, .skip = 1 };
+
+	if (!KUW_FN(arch_stack_walk))
+		return 0;
+	kuw_call(arch_stack_walk, kt_save_entry, &c, current, NULL);
+	return c.len;
+}
+
+static void kt_kernel_unwinder(struct kunit *test)
+{
+	if (!KUW_FN(arch_stack_walk))
+		KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
+	KUNIT_ASSERT_NE_MSG(test, KUW_FN(arch_stack_walk), 0UL,
+			    "the kernel's arch_stack_walk() not found");
+}
+
 /* ---- unwinding from inside the chain ---- */
 
 struct kt_leaf {
@@ -146,7 +202,7 @@ static noinline int kt_leaf(struct kuw_chain *c)
 
 	kt_unwind(&l->ours, NULL, NULL, l->src);
 	kt_unwind_batch(&l->batch, NULL, NULL, l->src);
-	l->nref = stack_trace_save(l->ref, KT_MAX, 0);
+	l->nref = kt_kernel_save(l->ref, KT_MAX);
 	barrier();
 	return 0;
 }
@@ -242,6 +298,7 @@ static noinline __noclone void kt_chain_case(struct kunit *test, u8 src,
 	struct kuw_chain c = { .leaf = kt_leaf, .alloca_n = 200, .sig = sig };
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
+	kt_kernel_unwinder(test);
 	l->src = src;
 	c.priv = l;
 	kuw_chain_run(&c);
@@ -406,7 +463,7 @@ static enum hrtimer_restart kt_irq_fn(struct hrtimer *h)
 
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
 	kt_unwind_batch(&k->l.batch, NULL, NULL, KUNWIND_SRC_ANY);
-	k->l.nref = stack_trace_save(k->l.ref, KT_MAX, 0);
+	k->l.nref = kt_kernel_save(k->l.ref, KT_MAX);
 	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
 	return HRTIMER_NORESTART;
@@ -430,6 +487,7 @@ static void kt_irq_context(struct kunit *test)
 	unsigned int i, chain_at = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
+	kt_kernel_unwinder(test);
 	c.priv = k;
 	kt_irq_cur = k;
 	kuw_hrtimer_setup(&k->timer, kt_irq_fn, CLOCK_MONOTONIC,
@@ -468,11 +526,58 @@ static void kt_irq_context(struct kunit *test)
 
 /* ---- walks in interrupts that land inside a walk ---- */
 
+/*
+ * The file at @path, NUL-terminated, or NULL (opened from PID 1's root: a
+ * KUnit case runs in a kernel thread).
+ */
+static char *kt_file(struct kunit *test, const char *path)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	char *buf;
+
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	f = kuw_filp_open_init(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return NULL;
+	n = kernel_read(f, buf, 4095, &pos);
+	filp_close(f, NULL);
+	return n > 0 ? buf : NULL;
+}
+
+/*
+ * debugfs kunwind/stats "row_cache_held": walks that found their CPU's
+ * row cache held by a batch they interrupted; -1 when not found.
+ */
+static long kt_rc_held(struct kunit *test)
+{
+	static const char key[] = "\nrow_cache_held ";
+	char *buf = kt_file(test, "/sys/kernel/debug/kunwind/stats");
+	long v;
+
+	buf = buf ? strstr(buf, key) : NULL;
+	if (!buf || sscanf(buf + strlen(key), "%ld", &v) != 1)
+		return -1;
+	return v;
+}
+
+/* kunwind.row_cache, the parameter: is the cache on? */
+static bool kt_rc_on(struct kunit *test)
+{
+	char *buf = kt_file(test, "/sys/module/kunwind/parameters/row_cache");
+
+	return buf && buf[0] == 'Y';
+}
+
 struct kt_nest {
 	struct hrtimer timer;
 	struct kt_trace t, b;	/* the interrupt's walks */
 	unsigned int irqs, bad;	/* interrupts that walked; walks that differed */
 	int stop;
+	long held;	/* kt_rc_held() before */
 };
 
 /*
@@ -533,11 +638,15 @@ static void kt_nested_walks(struct kunit *test)
 	struct kt_nest *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 	struct kt_nest_leaf *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	struct kuw_chain c = { .leaf = kt_nest_leaf, .alloca_n = 16 };
+	long held;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	l->k = k;
 	c.priv = l;
+	k->held = kt_rc_held(test);
+	KUNIT_ASSERT_GE_MSG(test, k->held, 0L,
+			    "no row_cache_held in debugfs kunwind/stats");
 	kuw_hrtimer_setup(&k->timer, kt_nest_fn, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL_HARD);
 	preempt_disable();	/* the interrupts hit this CPU's walks */
@@ -547,14 +656,24 @@ static void kt_nested_walks(struct kunit *test)
 	WRITE_ONCE(k->stop, 1);
 	preempt_enable();
 	hrtimer_cancel(&k->timer);
-	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches\n",
-		   l->walks, l->differ, k->irqs, k->bad);
+	held = kt_rc_held(test) - k->held;
+	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches; %ld walks found the row cache held by a batch\n",
+		   l->walks, l->differ, k->irqs, k->bad, held);
 	KUNIT_EXPECT_EQ_MSG(test, l->first.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(l->first.err));
 	KUNIT_EXPECT_GT(test, l->walks, 10U);
 	KUNIT_EXPECT_EQ(test, l->differ, 0U);
 	KUNIT_EXPECT_GT(test, k->irqs, 10U);
 	KUNIT_EXPECT_EQ(test, k->bad, 0U);
+	/*
+	 * some interrupts landed inside a batch that held this CPU's row
+	 * cache (each of their walks counts; nothing else walks meanwhile),
+	 * unless the cache is off
+	 */
+	if (kt_rc_on(test))
+		KUNIT_EXPECT_GT(test, held, 0L);
+	else
+		kunit_info(test, "row cache off: no walk can find it held\n");
 }
 
 /* ---- from an NMI, across the NMI entry (its own stack) into the chain ---- */
@@ -570,7 +689,7 @@ static int kt_nmi_fn(unsigned int type, struct pt_regs *regs)
 		return KT_NMI_DONE;
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
 	kt_unwind_batch(&k->l.batch, NULL, NULL, KUNWIND_SRC_ANY);
-	k->l.nref = stack_trace_save(k->l.ref, KT_MAX, 0);
+	k->l.nref = kt_kernel_save(k->l.ref, KT_MAX);
 	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
 	return KT_NMI_HANDLED;
@@ -591,6 +710,7 @@ static void kt_nmi_context(struct kunit *test)
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
+	kt_kernel_unwinder(test);
 	c.priv = k;
 	WRITE_ONCE(kt_nmi_cur, k);
 	ret = kt_nmi_register(kt_nmi_fn, "kunwind_test");
@@ -959,8 +1079,15 @@ static void kt_garbage_stack(struct kunit *test)
 		kt_unwind_batch(b, current, regsp,
 				KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
 		kt_expect_batch(test, t, b, 0);
-		KUNIT_EXPECT_NE(test, t->err, 0);
-		KUNIT_EXPECT_LE(test, t->n, (unsigned int)KUNWIND_MAX_FRAMES + 1);
+		/* a stop reason of the engine's, by name */
+		KUNIT_EXPECT_TRUE_MSG(test, t->err < 0 &&
+				      t->err > -KUW_E__COUNT,
+				      "run %u: stop %d", i, t->err);
+		/* the first frame and at most KUNWIND_MAX_FRAMES steps */
+		KUNIT_EXPECT_LE_MSG(test, t->total,
+				    (unsigned int)KUNWIND_MAX_FRAMES + 1,
+				    "run %u: stop %s", i,
+				    kunwind_strerror(t->err));
 		if (t->err != -KUW_E_END)
 			stopped_bad++;
 	}

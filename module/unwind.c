@@ -301,8 +301,11 @@ static __always_inline struct kuw_rcache *kuw_rc_get(void)
 	if (!pc || !READ_ONCE(kuw_row_cache))
 		return NULL;
 	rc = this_cpu_ptr(pc);
-	if (READ_ONCE(rc->busy))
-		return NULL;	/* an interrupted batch of this CPU has it */
+	if (READ_ONCE(rc->busy)) {
+		/* an interrupted batch of this CPU has it (debugfs stats) */
+		this_cpu_inc(kuw_counters.rc_held);
+		return NULL;
+	}
 	WRITE_ONCE(rc->busy, 1);
 	barrier();	/* busy before any entry is touched */
 	return rc;

@@ -548,22 +548,6 @@ static char *kt_file(struct kunit *test, const char *path)
 	return n > 0 ? buf : NULL;
 }
 
-/*
- * debugfs kunwind/stats "row_cache_held": walks that found their CPU's
- * row cache held by a batch they interrupted; -1 when not found.
- */
-static long kt_rc_held(struct kunit *test)
-{
-	static const char key[] = "\nrow_cache_held ";
-	char *buf = kt_file(test, "/sys/kernel/debug/kunwind/stats");
-	long v;
-
-	buf = buf ? strstr(buf, key) : NULL;
-	if (!buf || sscanf(buf + strlen(key), "%ld", &v) != 1)
-		return -1;
-	return v;
-}
-
 /* kunwind.row_cache, the parameter: is the cache on? */
 static bool kt_rc_on(struct kunit *test)
 {
@@ -576,8 +560,8 @@ struct kt_nest {
 	struct hrtimer timer;
 	struct kt_trace t, b;	/* the interrupt's walks */
 	unsigned int irqs, bad;	/* interrupts that walked; walks that differed */
+	unsigned int held;	/* interrupts whose walks found the cache held */
 	int stop;
-	long held;	/* kt_rc_held() before */
 };
 
 /*
@@ -588,11 +572,14 @@ struct kt_nest {
 static enum hrtimer_restart kt_nest_fn(struct hrtimer *h)
 {
 	struct kt_nest *k = container_of(h, struct kt_nest, timer);
+	unsigned long held = kunwind_row_cache_held();
 	unsigned int i;
 	bool same;
 
 	kt_unwind(&k->t, NULL, NULL, KUNWIND_SRC_ANY);
 	kt_unwind_batch(&k->b, NULL, NULL, KUNWIND_SRC_ANY);
+	/* this CPU's count: a walk here found the interrupted batch's cache */
+	k->held += kunwind_row_cache_held() != held;
 	same = k->t.n == k->b.n && k->t.err == k->b.err &&
 	       k->t.err == -KUW_E_END && k->t.reliable == k->b.reliable;
 	for (i = 2; same && i < k->t.n; i++)
@@ -638,15 +625,11 @@ static void kt_nested_walks(struct kunit *test)
 	struct kt_nest *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 	struct kt_nest_leaf *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	struct kuw_chain c = { .leaf = kt_nest_leaf, .alloca_n = 16 };
-	long held;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	l->k = k;
 	c.priv = l;
-	k->held = kt_rc_held(test);
-	KUNIT_ASSERT_GE_MSG(test, k->held, 0L,
-			    "no row_cache_held in debugfs kunwind/stats");
 	kuw_hrtimer_setup(&k->timer, kt_nest_fn, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL_HARD);
 	preempt_disable();	/* the interrupts hit this CPU's walks */
@@ -656,9 +639,8 @@ static void kt_nested_walks(struct kunit *test)
 	WRITE_ONCE(k->stop, 1);
 	preempt_enable();
 	hrtimer_cancel(&k->timer);
-	held = kt_rc_held(test) - k->held;
-	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches; %ld walks found the row cache held by a batch\n",
-		   l->walks, l->differ, k->irqs, k->bad, held);
+	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches, %u inside a batch that held the row cache\n",
+		   l->walks, l->differ, k->irqs, k->bad, k->held);
 	KUNIT_EXPECT_EQ_MSG(test, l->first.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(l->first.err));
 	KUNIT_EXPECT_GT(test, l->walks, 10U);
@@ -666,12 +648,11 @@ static void kt_nested_walks(struct kunit *test)
 	KUNIT_EXPECT_GT(test, k->irqs, 10U);
 	KUNIT_EXPECT_EQ(test, k->bad, 0U);
 	/*
-	 * some interrupts landed inside a batch that held this CPU's row
-	 * cache (each of their walks counts; nothing else walks meanwhile),
-	 * unless the cache is off
+	 * some interrupts landed inside a batch while it held this CPU's row
+	 * cache (their own walks found it held), unless the cache is off
 	 */
 	if (kt_rc_on(test))
-		KUNIT_EXPECT_GT(test, held, 0L);
+		KUNIT_EXPECT_GT(test, k->held, 0U);
 	else
 		kunit_info(test, "row cache off: no walk can find it held\n");
 }

@@ -311,6 +311,22 @@ static __always_inline struct kuw_rcache *kuw_rc_get(void)
 	return rc;
 }
 
+/**
+ * kunwind_row_cache_held() - walks that found this CPU's row cache held
+ *
+ * A walk in an IRQ or NMI that interrupts a walk holding its CPU's row
+ * cache looks its rows up without it; each such walk (each batch of it)
+ * counts here, per CPU (debugfs stats, row_cache_held, sums them).  Call
+ * it with preemption off to read one CPU's count.
+ *
+ * Return: this CPU's count since kunwind was loaded.
+ */
+unsigned long kunwind_row_cache_held(void)
+{
+	return raw_cpu_read(kuw_counters.rc_held);
+}
+EXPORT_SYMBOL_GPL(kunwind_row_cache_held);
+
 static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
 {
 	if (rc) {

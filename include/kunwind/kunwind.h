@@ -280,6 +280,8 @@ struct kunwind_consumer_info {
 	unsigned long count[KUNWIND_CONS__N];
 };
 
+unsigned long kunwind_row_cache_held(void);
+
 int kunwind_consumers_set(bool on);
 int kunwind_consumer_info(unsigned int i, struct kunwind_consumer_info *info);
 

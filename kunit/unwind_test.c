@@ -548,12 +548,12 @@ static char *kt_file(struct kunit *test, const char *path)
 	return n > 0 ? buf : NULL;
 }
 
-/* kunwind.row_cache, the parameter: is the cache on? */
+/* kunwind.row_cache, the parameter: is the cache on (its default)? */
 static bool kt_rc_on(struct kunit *test)
 {
 	char *buf = kt_file(test, "/sys/module/kunwind/parameters/row_cache");
 
-	return buf && buf[0] == 'Y';
+	return !buf || buf[0] != 'N';
 }
 
 struct kt_nest {

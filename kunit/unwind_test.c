@@ -4,11 +4,13 @@
  * The chain of kunit/chain.c is part of this translation unit, so this
  * module carries .eh_frame and .sframe for it (kunit/Kbuild).
  *
- * Independent truths: the kernel's own unwinder (stack_trace_save(), and
- * kt_ref_walk() of kunit/arch/$(SRCARCH)/kt_arch.h: ORC or frame pointers
- * on x86_64, frame records on arm64) on the same stack, the function names
- * the chain is made of, and the ABI's rule at a function's first
- * instruction.
+ * Independent truths: the kernel's own unwinder (kt_kernel_save(), which is
+ * stack_trace_save() with the kernel's arch_stack_walk() called directly,
+ * and kt_ref_walk() of kunit/arch/$(SRCARCH)/kt_arch.h: ORC or frame
+ * pointers on x86_64, frame records on arm64) on the same stack, the
+ * function names the chain is made of, the ABI's rule at a function's
+ * first instruction, and frames laid out by hand for rows written in
+ * assembly (kunit/arch/$(SRCARCH)/kt_rollback.h).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -23,12 +25,15 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #include "compat.h"
 #include "kunwind.h"
 #include "arch.h"
 #include "blob.h"
 #include "kt_arch.h"
 #include "kt_sframe.h"
+#include "kt_lookup.h"
+#include "kt_rollback.h"
 #include "chain.c"
 
 #define KT_MAX	96
@@ -38,6 +43,7 @@ struct kt_trace {
 	u8 how[KT_MAX];
 	bool rel[KT_MAX];	/* every frame up to this one from tables */
 	unsigned int n;
+	unsigned int total;	/* frames walked, KT_MAX or not */
 	int err;
 	bool reliable;
 };
@@ -49,13 +55,16 @@ static noinline void kt_unwind(struct kt_trace *t, struct task_struct *task,
 	struct kunwind_state st;
 
 	t->n = 0;
+	t->total = 0;
 	for (__kunwind_start(&st, task, regs, NULL, src); !kunwind_done(&st);
-	     kunwind_next_frame(&st))
+	     kunwind_next_frame(&st)) {
+		t->total++;
 		if (t->n < KT_MAX) {
 			t->how[t->n] = st.how;
 			t->rel[t->n] = st.reliable;
 			t->pc[t->n++] = kunwind_get_return_address(&st);
 		}
+	}
 	t->err = kunwind_stop_reason(&st);
 	t->reliable = kunwind_reliable(&st);
 	barrier();
@@ -128,6 +137,55 @@ static void kt_dump(struct kunit *test, const char *what,
 		kunit_info(test, "%s %2u %pS\n", what, i, (void *)pc[i]);
 }
 
+/*
+ * The kernel's own unwinder as stack_trace_save() calls it
+ * (kernel/stacktrace.c: arch_stack_walk() of current from the caller,
+ * this function's own frame skipped), but called directly: kunwind's
+ * consumers switch sends stack_trace_save() itself to kunwind, which a
+ * reference taken through it would then compare with itself.
+ * arch_stack_walk() is not exported: kt_kernel_unwinder() finds it (in
+ * process context, before any walk in an interrupt or NMI needs it).
+ */
+static unsigned long KUW_FN(arch_stack_walk);
+
+struct kt_save {
+	unsigned long *store;
+	unsigned int size, skip, len;
+};
+
+static bool kt_save_entry(void *cookie, unsigned long addr)
+{
+	struct kt_save *c = cookie;
+
+	if (c->len >= c->size)
+		return false;
+	if (c->skip > 0) {
+		c->skip--;
+		return true;
+	}
+	c->store[c->len++] = addr;
+	return c->len < c->size;
+}
+
+static noinline unsigned int kt_kernel_save(unsigned long *store,
+					    unsigned int size)
+{
+	struct kt_save c = { .store = store, .size = size, .skip = 1 };
+
+	if (!KUW_FN(arch_stack_walk))
+		return 0;
+	kuw_call(arch_stack_walk, kt_save_entry, &c, current, NULL);
+	return c.len;
+}
+
+static void kt_kernel_unwinder(struct kunit *test)
+{
+	if (!KUW_FN(arch_stack_walk))
+		KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
+	KUNIT_ASSERT_NE_MSG(test, KUW_FN(arch_stack_walk), 0UL,
+			    "the kernel's arch_stack_walk() not found");
+}
+
 /* ---- unwinding from inside the chain ---- */
 
 struct kt_leaf {
@@ -144,7 +202,7 @@ static noinline int kt_leaf(struct kuw_chain *c)
 
 	kt_unwind(&l->ours, NULL, NULL, l->src);
 	kt_unwind_batch(&l->batch, NULL, NULL, l->src);
-	l->nref = stack_trace_save(l->ref, KT_MAX, 0);
+	l->nref = kt_kernel_save(l->ref, KT_MAX);
 	barrier();
 	return 0;
 }
@@ -240,6 +298,7 @@ static noinline __noclone void kt_chain_case(struct kunit *test, u8 src,
 	struct kuw_chain c = { .leaf = kt_leaf, .alloca_n = 200, .sig = sig };
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
+	kt_kernel_unwinder(test);
 	l->src = src;
 	c.priv = l;
 	kuw_chain_run(&c);
@@ -404,7 +463,7 @@ static enum hrtimer_restart kt_irq_fn(struct hrtimer *h)
 
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
 	kt_unwind_batch(&k->l.batch, NULL, NULL, KUNWIND_SRC_ANY);
-	k->l.nref = stack_trace_save(k->l.ref, KT_MAX, 0);
+	k->l.nref = kt_kernel_save(k->l.ref, KT_MAX);
 	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
 	return HRTIMER_NORESTART;
@@ -428,6 +487,7 @@ static void kt_irq_context(struct kunit *test)
 	unsigned int i, chain_at = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
+	kt_kernel_unwinder(test);
 	c.priv = k;
 	kt_irq_cur = k;
 	kuw_hrtimer_setup(&k->timer, kt_irq_fn, CLOCK_MONOTONIC,
@@ -466,10 +526,41 @@ static void kt_irq_context(struct kunit *test)
 
 /* ---- walks in interrupts that land inside a walk ---- */
 
+/*
+ * The file at @path, NUL-terminated, or NULL (opened from PID 1's root: a
+ * KUnit case runs in a kernel thread).
+ */
+static char *kt_file(struct kunit *test, const char *path)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	char *buf;
+
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	f = kuw_filp_open_init(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return NULL;
+	n = kernel_read(f, buf, 4095, &pos);
+	filp_close(f, NULL);
+	return n > 0 ? buf : NULL;
+}
+
+/* kunwind.row_cache, the parameter: is the cache on (its default)? */
+static bool kt_rc_on(struct kunit *test)
+{
+	char *buf = kt_file(test, "/sys/module/kunwind/parameters/row_cache");
+
+	return !buf || buf[0] != 'N';
+}
+
 struct kt_nest {
 	struct hrtimer timer;
 	struct kt_trace t, b;	/* the interrupt's walks */
 	unsigned int irqs, bad;	/* interrupts that walked; walks that differed */
+	unsigned int held;	/* interrupts whose walks found the cache held */
 	int stop;
 };
 
@@ -481,11 +572,14 @@ struct kt_nest {
 static enum hrtimer_restart kt_nest_fn(struct hrtimer *h)
 {
 	struct kt_nest *k = container_of(h, struct kt_nest, timer);
+	unsigned long held = kunwind_row_cache_held();
 	unsigned int i;
 	bool same;
 
 	kt_unwind(&k->t, NULL, NULL, KUNWIND_SRC_ANY);
 	kt_unwind_batch(&k->b, NULL, NULL, KUNWIND_SRC_ANY);
+	/* this CPU's count: a walk here found the interrupted batch's cache */
+	k->held += kunwind_row_cache_held() != held;
 	same = k->t.n == k->b.n && k->t.err == k->b.err &&
 	       k->t.err == -KUW_E_END && k->t.reliable == k->b.reliable;
 	for (i = 2; same && i < k->t.n; i++)
@@ -545,14 +639,22 @@ static void kt_nested_walks(struct kunit *test)
 	WRITE_ONCE(k->stop, 1);
 	preempt_enable();
 	hrtimer_cancel(&k->timer);
-	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches\n",
-		   l->walks, l->differ, k->irqs, k->bad);
+	kunit_info(test, "%u batch walks, %u differed from the first; %u interrupts walked, %u of them differently one by one and in batches, %u inside a batch that held the row cache\n",
+		   l->walks, l->differ, k->irqs, k->bad, k->held);
 	KUNIT_EXPECT_EQ_MSG(test, l->first.err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(l->first.err));
 	KUNIT_EXPECT_GT(test, l->walks, 10U);
 	KUNIT_EXPECT_EQ(test, l->differ, 0U);
 	KUNIT_EXPECT_GT(test, k->irqs, 10U);
 	KUNIT_EXPECT_EQ(test, k->bad, 0U);
+	/*
+	 * some interrupts landed inside a batch while it held this CPU's row
+	 * cache (their own walks found it held), unless the cache is off
+	 */
+	if (kt_rc_on(test))
+		KUNIT_EXPECT_GT(test, k->held, 0U);
+	else
+		kunit_info(test, "row cache off: no walk can find it held\n");
 }
 
 /* ---- from an NMI, across the NMI entry (its own stack) into the chain ---- */
@@ -568,7 +670,7 @@ static int kt_nmi_fn(unsigned int type, struct pt_regs *regs)
 		return KT_NMI_DONE;
 	kt_unwind(&k->l.ours, NULL, NULL, KUNWIND_SRC_ANY);
 	kt_unwind_batch(&k->l.batch, NULL, NULL, KUNWIND_SRC_ANY);
-	k->l.nref = stack_trace_save(k->l.ref, KT_MAX, 0);
+	k->l.nref = kt_kernel_save(k->l.ref, KT_MAX);
 	/* publish the traces before the flag the spinning chain polls */
 	smp_store_release(&k->done, 1);
 	return KT_NMI_HANDLED;
@@ -589,6 +691,7 @@ static void kt_nmi_context(struct kunit *test)
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
+	kt_kernel_unwinder(test);
 	c.priv = k;
 	WRITE_ONCE(kt_nmi_cur, k);
 	ret = kt_nmi_register(kt_nmi_fn, "kunwind_test");
@@ -957,8 +1060,15 @@ static void kt_garbage_stack(struct kunit *test)
 		kt_unwind_batch(b, current, regsp,
 				KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
 		kt_expect_batch(test, t, b, 0);
-		KUNIT_EXPECT_NE(test, t->err, 0);
-		KUNIT_EXPECT_LE(test, t->n, (unsigned int)KUNWIND_MAX_FRAMES + 1);
+		/* a stop reason of the engine's, by name */
+		KUNIT_EXPECT_TRUE_MSG(test, t->err < 0 &&
+				      t->err > -KUW_E__COUNT,
+				      "run %u: stop %d", i, t->err);
+		/* the first frame and at most KUNWIND_MAX_FRAMES steps */
+		KUNIT_EXPECT_LE_MSG(test, t->total,
+				    (unsigned int)KUNWIND_MAX_FRAMES + 1,
+				    "run %u: stop %s", i,
+				    kunwind_strerror(t->err));
 		if (t->err != -KUW_E_END)
 			stopped_bad++;
 	}
@@ -979,6 +1089,307 @@ static void kt_garbage_stack(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->n, 1U);
 	KUNIT_EXPECT_EQ(test, t->err, -KUW_E_NOINFO);
 	KUNIT_EXPECT_FALSE(test, t->reliable);
+}
+
+/* ---- a failed step is undone before the fallback steps the frame ---- */
+
+/* The value of register @reg at @st's frame (a slot on this stack read). */
+static bool kt_reg(const struct kunwind_state *st, unsigned int reg, u64 *v)
+{
+	if (!(st->regs.valid & BIT_ULL(reg)))
+		return false;
+	*v = st->regs.r[reg];
+	if (!(st->regs.lazy & BIT_ULL(reg)))
+		return true;
+	return !copy_from_kernel_nofault(v, (const void *)(unsigned long)*v,
+					 sizeof(*v));
+}
+
+/*
+ * The row of kt_rollback.h's asm at KT_RB_BODY, as its CFI says: CFA = sp
+ * + 16, KT_RB_REG saved at CFA - 16.
+ */
+static void kt_expect_rb_row(struct kunit *test)
+{
+	struct kunwind_rule_info *info;
+	const struct kuw_reg_rule *rr;
+
+	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	KUNIT_ASSERT_EQ(test, kunwind_rule_for_pc(KT_RB_BODY, KUW_SRC_EH_FRAME,
+						  info), 0);
+	KUNIT_ASSERT_EQ(test, info->rule.cfa_kind, KUW_CFA_REG);
+	KUNIT_ASSERT_EQ(test, info->rule.cfa_reg, KT_REG_SP);
+	KUNIT_ASSERT_EQ(test, info->rule.cfa_off, 16);
+	rr = kuw_rule_find(&info->rule, KT_RB_REG);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_EQ(test, rr->kind, KUW_R_OFFSET);
+	KUNIT_ASSERT_EQ(test, rr->off, -16);
+}
+
+/*
+ * A frame whose row restores a callee-saved register (KT_RB_REG) from its
+ * slot, then fails (the return address it reads is no text): the arch's
+ * fallback steps the frame again, and the register it keeps must be the
+ * frame's own (@val), not what the failed row wrote (a slot address, its
+ * word).  One by one and in a batch.
+ */
+static noinline void kt_failed_step_undone(struct kunit *test)
+{
+	struct pt_regs *regs = kunit_kzalloc(test, sizeof(*regs), GFP_KERNEL);
+	const unsigned long val = kt_rb_val();
+	unsigned long buf[8], pc = 0, ret_pc;
+	struct kunwind_state st;
+	int batch;
+	u64 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, regs);
+	kt_expect_rb_row(test);
+	for (batch = 0; batch < 2; batch++) {
+		ret_pc = kt_rb_fail(regs, buf, val);
+		barrier_data(buf);
+		__kunwind_start(&st, current, regs, NULL,
+				KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+		KUNIT_ASSERT_FALSE(test, kunwind_done(&st));
+		KUNIT_ASSERT_EQ(test, kunwind_get_return_address(&st),
+				KT_RB_BODY);
+		KUNIT_ASSERT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+		KUNIT_ASSERT_EQ(test, v, (u64)val);
+		if (batch)
+			KUNIT_ASSERT_EQ_MSG(test,
+					    kunwind_next_frames(&st, &pc, 1), 1U,
+					    "stopped: %s",
+					    kunwind_strerror(kunwind_stop_reason(&st)));
+		else
+			KUNIT_ASSERT_TRUE_MSG(test, kunwind_next_frame(&st),
+					      "stopped: %s",
+					      kunwind_strerror(kunwind_stop_reason(&st)));
+		KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st), ret_pc);
+		if (batch)
+			KUNIT_EXPECT_EQ(test, pc, ret_pc);
+		/* the arch's own step, not the row's */
+		KUNIT_EXPECT_EQ(test, st.how, (u8)KUNWIND_FRAME_FP);
+		KUNIT_EXPECT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+		KUNIT_EXPECT_EQ_MSG(test, v, (u64)val,
+				    "%s: register %u after the fallback: 0x%llx (lazy %d), the frame's own 0x%lx",
+				    batch ? "batch" : "one by one", KT_RB_REG, v,
+				    !!(st.regs.lazy & BIT_ULL(KT_RB_REG)), val);
+	}
+}
+
+/*
+ * A row's step that succeeds leaves KT_RB_REG in its slot (lazy); the next
+ * frame has no row and is stepped by its frame record, which keeps that
+ * register: still the slot's word, not the slot's address (arm64; x86's
+ * frame-pointer step keeps no such register).
+ */
+static noinline void kt_record_keeps_slots(struct kunit *test)
+{
+	struct pt_regs *regs = kunit_kzalloc(test, sizeof(*regs), GFP_KERNEL);
+	const unsigned long saved = 0x1919191919191919UL;
+	unsigned long buf[8], ret_pc;
+	struct kunwind_state st;
+	u64 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, regs);
+	ret_pc = kt_rb_record(regs, buf, kt_rb_val(), saved);
+	if (!ret_pc)
+		kunit_skip(test, "no frame-record step keeps callee-saved registers on this arch");
+	barrier_data(buf);
+	kt_expect_rb_row(test);
+	__kunwind_start(&st, current, regs, NULL,
+			KUW_SRC_EH_FRAME | KUNWIND_NO_ORC);
+	KUNIT_ASSERT_FALSE(test, kunwind_done(&st));
+	/* the row's step: to buf[1], the register now at its slot */
+	KUNIT_ASSERT_TRUE(test, kunwind_next_frame(&st));
+	KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st), buf[1]);
+	KUNIT_EXPECT_EQ(test, st.how, (u8)KUNWIND_FRAME_CFI);
+	KUNIT_EXPECT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+	KUNIT_EXPECT_EQ(test, v, (u64)saved);
+	/* the frame record's step */
+	KUNIT_ASSERT_TRUE_MSG(test, kunwind_next_frame(&st), "stopped: %s",
+			      kunwind_strerror(kunwind_stop_reason(&st)));
+	KUNIT_EXPECT_EQ(test, kunwind_get_return_address(&st), ret_pc);
+	KUNIT_EXPECT_EQ(test, st.how, (u8)KUNWIND_FRAME_FP);
+	KUNIT_EXPECT_TRUE(test, kt_reg(&st, KT_RB_REG, &v));
+	KUNIT_EXPECT_EQ_MSG(test, v, (u64)saved,
+			    "register %u after the frame record: 0x%llx (lazy %d), its slot holds 0x%lx",
+			    KT_RB_REG, v,
+			    !!(st.regs.lazy & BIT_ULL(KT_RB_REG)), saved);
+}
+
+/* ---- a task that runs while it is walked ---- */
+
+struct kt_torn {
+	unsigned int runs;	/* wake-ups it ran after */
+	unsigned int spin;	/* on a wake-up: spin until cleared */
+	unsigned int spinning;
+};
+
+/* Sleep; at each wake-up count it (and spin if asked), sleep again here. */
+static noinline int kt_torn_loop(struct kt_torn *k)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+		/* pairs with kt_torn_until()'s acquire */
+		smp_store_release(&k->runs, READ_ONCE(k->runs) + 1);
+		if (!READ_ONCE(k->spin))
+			continue;
+		/* pairs with kt_torn_until()'s acquire */
+		smp_store_release(&k->spinning, 1);
+		while (READ_ONCE(k->spin) && !kthread_should_stop())
+			cpu_relax();
+		WRITE_ONCE(k->spinning, 0);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static int kt_torn_fn(void *arg)
+{
+	int r = kt_torn_loop(arg);
+
+	barrier();
+	return r;
+}
+
+/* Is @task asleep in kt_torn_loop() (off its CPU), within 2 s? */
+static bool kt_torn_asleep(struct task_struct *task)
+{
+	int tries;
+
+	for (tries = 0; tries < 4000; tries++) {
+		if (READ_ONCE(task->__state) == TASK_INTERRUPTIBLE &&
+		    !READ_ONCE(task->on_cpu))
+			return true;
+		usleep_range(300, 500);
+	}
+	return false;
+}
+
+/* Wait (2 s at most) until *@p differs from @old. */
+static bool kt_torn_until(const unsigned int *p, unsigned int old)
+{
+	int tries;
+
+	for (tries = 0; tries < 4000; tries++) {
+		/* pairs with the release in kt_torn_loop() */
+		if (smp_load_acquire(p) != old)
+			return true;
+		usleep_range(300, 500);
+	}
+	return false;
+}
+
+/*
+ * Start a walk of @task, stepped one frame at a time to kt_torn_loop().
+ * Return: false (the case failed) when it is not asleep or not there.
+ */
+static bool kt_torn_start(struct kunit *test, struct kunwind_state *st,
+			  struct task_struct *task)
+{
+	unsigned int i;
+
+	if (!kt_torn_asleep(task)) {
+		KUNIT_FAIL(test, "kuw_torn does not sleep");
+		return false;
+	}
+	kunwind_start(st, task, NULL, NULL);
+	for (i = 0; i < 16 && !kunwind_done(st); i++) {
+		if (kt_is(kunwind_get_return_address(st), "kt_torn_loop"))
+			return true;
+		kunwind_next_frame(st);
+	}
+	KUNIT_FAIL(test, "kt_torn_loop not reached: %s",
+		   kunwind_strerror(kunwind_stop_reason(st)));
+	return false;
+}
+
+/*
+ * A kthread (bound to another CPU than this case's) asleep in
+ * kt_torn_loop(): walked untouched, a clean end, reliable.  Then walks
+ * paused at kt_torn_loop()'s frame (the frames below it, the scheduler's,
+ * already read) while the task is woken: it runs and sleeps again in the
+ * same place (its frames from kt_torn_loop() on are what they were: the
+ * rest of the walk alone cannot tell), or it is still running (spinning in
+ * kt_torn_loop()) when the walk ends.  Neither walk may end cleanly or be
+ * reliable: the first one finds new context-switch counts, the second the
+ * task on its CPU.
+ */
+static void kt_torn_walk(struct kunit *test)
+{
+	struct kt_torn *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct kunwind_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	unsigned long *pcs = kunit_kcalloc(test, KT_MAX, sizeof(long),
+					   GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int cpu, other, runs, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, pcs);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: the task cannot run beside the walk");
+	/* this case's thread on one CPU, the task on another */
+	cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)),
+			0);
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+	task = kthread_create(kt_torn_fn, k, "kuw_torn");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, other);
+	get_task_struct(task);
+	wake_up_process(task);
+
+	/* untouched */
+	if (!kt_torn_start(test, st, task))
+		goto out;
+	while (kunwind_next_frame(st))
+		n++;
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_END,
+			    "untouched: %s",
+			    kunwind_strerror(kunwind_stop_reason(st)));
+	KUNIT_EXPECT_TRUE(test, kunwind_reliable(st));
+	KUNIT_EXPECT_GT(test, n, 1U);
+
+	/* it runs and sleeps again at the same place, mid-walk */
+	if (!kt_torn_start(test, st, task))
+		goto out;
+	runs = READ_ONCE(k->runs);
+	wake_up_process(task);
+	KUNIT_EXPECT_TRUE(test, kt_torn_until(&k->runs, runs));
+	KUNIT_EXPECT_TRUE(test, kt_torn_asleep(task));
+	while (kunwind_next_frame(st))
+		;
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_RUNNING,
+			    "ran and slept again: %s",
+			    kunwind_strerror(kunwind_stop_reason(st)));
+	KUNIT_EXPECT_FALSE(test, kunwind_reliable(st));
+
+	/* it runs while the walk ends (in a batch) */
+	if (!kt_torn_start(test, st, task))
+		goto out;
+	WRITE_ONCE(k->spin, 1);
+	wake_up_process(task);
+	KUNIT_EXPECT_TRUE(test, kt_torn_until(&k->spinning, 0));
+	while (!kunwind_done(st))
+		kunwind_next_frames(st, pcs, KT_MAX);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(task->on_cpu));
+	WRITE_ONCE(k->spin, 0);
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(st), -KUW_E_RUNNING,
+			    "running at the end: %s",
+			    kunwind_strerror(kunwind_stop_reason(st)));
+	KUNIT_EXPECT_FALSE(test, kunwind_reliable(st));
+	KUNIT_EXPECT_TRUE(test, kt_torn_asleep(task));
+out:
+	WRITE_ONCE(k->spin, 0);
+	kthread_stop(task);
+	put_task_struct(task);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
 }
 
 /*
@@ -1081,6 +1492,9 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_rules_big_frame),
 	KUNIT_CASE(kt_bad_pc),
 	KUNIT_CASE(kt_garbage_stack),
+	KUNIT_CASE(kt_failed_step_undone),
+	KUNIT_CASE(kt_record_keeps_slots),
+	KUNIT_CASE(kt_torn_walk),
 	KUNIT_CASE(kt_api_shape),
 	KUNIT_CASE(kt_first_frame),
 	{}

@@ -65,13 +65,14 @@ static int kuw_stats_show(struct seq_file *m, void *v)
 		sum.frames += READ_ONCE(c->frames);
 		sum.unwinds += READ_ONCE(c->unwinds);
 		sum.orc_frames += READ_ONCE(c->orc_frames);
+		sum.rc_held += READ_ONCE(c->rc_held);
 		sum.load_fail += READ_ONCE(c->load_fail);
 		for (i = 0; i < KUW_E__COUNT; i++)
 			sum.stops[i] += READ_ONCE(c->stops[i]);
 	}
-	seq_printf(m, "lookups %lu\nframes %lu\nunwinds %lu\norc_frames %lu\ntable_load_failures %lu\n",
+	seq_printf(m, "lookups %lu\nframes %lu\nunwinds %lu\norc_frames %lu\ntable_load_failures %lu\nrow_cache_held %lu\n",
 		   sum.lookups, sum.frames, sum.unwinds, sum.orc_frames,
-		   sum.load_fail);
+		   sum.load_fail, sum.rc_held);
 	for (i = 1; i < KUW_E__COUNT; i++)
 		seq_printf(m, "stop %lu %s\n", sum.stops[i], kuw_strerror(i));
 	return 0;

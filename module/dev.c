@@ -247,7 +247,7 @@ static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 	struct kunwind_state state;
 	char row[256];
 	size_t n = *used;
-	unsigned long pc, switches = task->nvcsw + task->nivcsw;
+	unsigned long pc;
 	u32 i = 0;
 
 	rcu_read_lock();
@@ -272,18 +272,12 @@ static void kuw_bt_walk(struct task_struct *task, char *out, size_t size,
 	}
 	rcu_read_unlock();
 	/*
-	 * A sleeping task that was woken and ran while its stack was read
-	 * changed the stack under the walk: report it as running (what its
-	 * walk read is stale), as a task found running at the start is.
+	 * A task that ran while its stack was read ends "task running", as
+	 * one found running at the start does (kunwind.h)
 	 */
-	if (task != current &&
-	    READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw) != switches)
-		n += scnprintf(out + n, size - n, "stop: %s\nreliable: no\n",
-			       kunwind_strerror(KUW_E_RUNNING));
-	else
-		n += scnprintf(out + n, size - n, "stop: %s\nreliable: %s\n",
-			       kunwind_strerror(kunwind_stop_reason(&state)),
-			       kunwind_reliable(&state) ? "yes" : "no");
+	n += scnprintf(out + n, size - n, "stop: %s\nreliable: %s\n",
+		       kunwind_strerror(kunwind_stop_reason(&state)),
+		       kunwind_reliable(&state) ? "yes" : "no");
 	*used = n;
 }
 

@@ -48,6 +48,7 @@ struct kuw_counters {
 	unsigned long frames;
 	unsigned long unwinds;
 	unsigned long orc_frames;
+	unsigned long rc_held;	/* batches that found the row cache held */
 	unsigned long stops[KUW_E__COUNT];
 	unsigned long load_fail;
 };

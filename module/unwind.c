@@ -131,8 +131,37 @@ static __always_inline int kuw_step_row(struct kunwind_state *s,
 	return 0;
 }
 
+/*
+ * nvcsw + nivcsw: __schedule() counts every switch away from a task (the
+ * task that leaves, before it stops being on its CPU)
+ */
+static __always_inline unsigned long kuw_switches(struct task_struct *task)
+{
+	return READ_ONCE(task->nvcsw) + READ_ONCE(task->nivcsw);
+}
+
+/*
+ * Did another task than current run at some point since the walk of it
+ * began (see struct kunwind_state, @switches)?  It is on a CPU now, or it
+ * was switched away from since.  After the walk's reads: a task that ran
+ * set on_cpu before it wrote its stack, and counts its switch away before
+ * it clears on_cpu (finish_task(), a release).
+ */
+static bool kuw_task_ran(const struct kunwind_state *s)
+{
+	smp_rmb();	/* the walk's reads of the stack, then the task's state */
+	return READ_ONCE(s->task->on_cpu) ||
+	       kuw_switches(s->task) != s->switches;
+}
+
+/*
+ * The walk ends with @err.  A clean end of a walk of another task that
+ * ran meanwhile is no end: what the walk read may have changed under it.
+ */
 static void kuw_stop(struct kunwind_state *s, int err)
 {
+	if (err == -KUW_E_END && s->task != current && kuw_task_ran(s))
+		err = -KUW_E_RUNNING;
 	s->error = err;
 	if (err != -KUW_E_END)
 		s->reliable = false;
@@ -272,12 +301,31 @@ static __always_inline struct kuw_rcache *kuw_rc_get(void)
 	if (!pc || !READ_ONCE(kuw_row_cache))
 		return NULL;
 	rc = this_cpu_ptr(pc);
-	if (READ_ONCE(rc->busy))
-		return NULL;	/* an interrupted batch of this CPU has it */
+	if (READ_ONCE(rc->busy)) {
+		/* an interrupted batch of this CPU has it (debugfs stats) */
+		this_cpu_inc(kuw_counters.rc_held);
+		return NULL;
+	}
 	WRITE_ONCE(rc->busy, 1);
 	barrier();	/* busy before any entry is touched */
 	return rc;
 }
+
+/**
+ * kunwind_row_cache_held() - walks that found this CPU's row cache held
+ *
+ * A walk in an IRQ or NMI that interrupts a walk holding its CPU's row
+ * cache looks its rows up without it; each such walk (each batch of it)
+ * counts here, per CPU (debugfs stats, row_cache_held, sums them).  Call
+ * it with preemption off to read one CPU's count.
+ *
+ * Return: this CPU's count since kunwind was loaded.
+ */
+unsigned long kunwind_row_cache_held(void)
+{
+	return raw_cpu_read(kuw_counters.rc_held);
+}
+EXPORT_SYMBOL_GPL(kunwind_row_cache_held);
 
 static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
 {
@@ -450,7 +498,28 @@ static __always_inline void kuw_ahead_here(struct kunwind_state *s,
 		kuw_find_row(s, look, s->signal, seq, rc);
 }
 
-/* One frame up, any frame.  Return: 0 or the stop reason. */
+/* A copy of the registers the arch has (kuw_step_frame_any()'s undo). */
+static __always_inline void kuw_regs_copy(struct kuw_regs *d,
+					  const struct kuw_regs *s)
+{
+	memcpy(d->r, s->r, kuw_arch(KUW_ARCH_THIS)->nregs * sizeof(d->r[0]));
+	d->valid = s->valid;
+	d->lazy = s->lazy;
+}
+
+/*
+ * One frame up, any frame.  Return: 0 or the stop reason.
+ *
+ * A row's step writes the caller's registers before the checks of the
+ * caller's frame (its sp, its pc's object) can fail; the fallback then
+ * steps the callee's frame again, with the arch's own means (a frame
+ * record, a leaf guess, ORC), some of which keep registers they do not
+ * restore.  So a failed step is undone whole: every register (a callee-
+ * saved one the row restored would otherwise pass as the callee's own),
+ * the stack, the return-address translation state and the reliable flag,
+ * as they were before it.  The common steps (kuw_step_common()) need no
+ * undo: they write nothing of a frame before every check of it passed.
+ */
 static noinline int kuw_step_frame_any(struct kunwind_state *s,
 				       unsigned int seq,
 				       struct kuw_rcache *rc)
@@ -460,6 +529,10 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 	bool bp_ok = (s->regs.valid & ~s->regs.lazy) & (1ULL << KUW_REG_FP);
 	bool signal = s->signal;
 	bool sp_guess = s->sp_guess;
+	bool reliable = s->reliable;
+	int ret_idx = s->ret_idx;
+	struct llist_node *ret_cur = s->ret_cur;
+	struct kuw_regs saved;
 	struct kunwind_stack si;
 	unsigned long mask;
 	bool moved = false;
@@ -481,6 +554,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 			s->reliable = false;
 		s->rule = r;
 		s->row_pc = s->ahead_row;
+		kuw_regs_copy(&saved, &s->regs);
 		/*
 		 * After a frame record the sp is a guess: hidden from the
 		 * step, so that only a row whose CFA is not sp-based (x29)
@@ -506,16 +580,17 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		}
 		if (ret == -KUW_E_END)
 			return ret;
-		/* put the callee's frame back for the fallback */
+		/* put the callee's frame back, whole, for the fallback */
 		if (moved) {
 			s->stack = si;
 			s->stack_mask = mask;
 			moved = false;
 		}
 		s->signal = signal;
-		s->regs.r[KUW_REG_PC] = pc;
-		s->regs.r[KUW_REG_SP] = sp;
-		s->regs.valid |= BIT_ULL(KUW_REG_SP);
+		s->reliable = reliable;
+		s->ret_idx = ret_idx;
+		s->ret_cur = ret_cur;
+		kuw_regs_copy(&s->regs, &saved);
 	} else if (kuw_arch_at_end(s)) {
 		return -KUW_E_END;
 	} else if (!bp_ok && (s->regs.valid & s->regs.lazy & BIT_ULL(KUW_REG_FP))) {
@@ -1006,6 +1081,10 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 	state->reliable = true;
 	state->how = KUNWIND_FRAME_START;
 	this_cpu_inc(kuw_counters.unwinds);
+	if (task != current) {
+		state->switches = kuw_switches(task);
+		smp_rmb();	/* the count, then the task's registers and stack */
+	}
 
 	ret = kuw_start_regs(state, regs);
 	if (ret) {
@@ -1045,7 +1124,9 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
  * @regs, the first frame is the caller of kunwind_start() (frames of
  * kunwind itself are skipped).  A sleeping task starts at the return
  * address its context switch saved; a task running on another CPU is
- * refused (kunwind_error() -EBUSY).
+ * refused (kunwind_error() -EBUSY), and a walk of a task that runs before
+ * it ends stops with -EBUSY too, not at the end (struct kunwind_state,
+ * @switches).
  */
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		     struct pt_regs *regs, unsigned long *first_frame, u8 src)
@@ -1153,8 +1234,8 @@ EXPORT_SYMBOL_GPL(kunwind_errno);
  * Return: 0 while going or after a clean end at the outermost frame;
  * otherwise a negative errno (-ENOENT no unwind info, -ERANGE a frame
  * outside the context's stacks or text, -EFAULT a read faulted, -E2BIG
- * too many frames, -EBUSY the task runs on another CPU, -EBADMSG a
- * malformed rule).  kunwind_stop_reason() gives the precise reason.
+ * too many frames, -EBUSY the task runs on another CPU or ran during the
+ * walk, -EBADMSG a malformed rule).  kunwind_stop_reason() gives the precise reason.
  */
 int kunwind_error(struct kunwind_state *state)
 {
@@ -1168,7 +1249,9 @@ EXPORT_SYMBOL_GPL(kunwind_error);
  *
  * Return: true only when the walk reached the outermost frame cleanly,
  * every step came from a table row, and no exception or interrupt frame
- * was crossed with the kernel's ORC unwinder.
+ * was crossed with the kernel's ORC unwinder.  For a task other than
+ * current, a clean end also means that the task did not run between the
+ * start and the end of the walk (see struct kunwind_state, @switches).
  */
 bool kunwind_reliable(struct kunwind_state *state)
 {

@@ -19,6 +19,18 @@
  * Every function here is safe in any context (process, IRQ, NMI, oops):
  * nothing allocates or sleeps, every stack read is bounds-checked against
  * the stacks of the unwound context and fault-safe.
+ *
+ * Another task's stack: pin it (try_get_task_stack(), then
+ * kunwind_put_task_stack()) for the walk.  A task running on a CPU is
+ * refused at the start (-EBUSY).  A task may still start to run at any
+ * moment of the walk, and overwrite the slots the walk is about to read:
+ * the end of the walk checks that it did not (its context-switch counts
+ * are those of the start, it is not on a CPU).  If it ran, the walk stops
+ * with -KUW_E_RUNNING (kunwind_error() -EBUSY) instead of a clean end, and
+ * kunwind_reliable() is false; the frames reported before may be stale.
+ * A caller that needs the walk to succeed keeps the task from running
+ * meanwhile, as livepatch does (its walk runs inside task_call_func(),
+ * under the locks that keep the task from being woken or scheduled).
  */
 #ifndef KUNWIND_KUNWIND_H
 #define KUNWIND_KUNWIND_H
@@ -115,6 +127,10 @@ struct kunwind_stack {
  * @ahead_ret: the look-up's result
  * @ahead_seq: registry generation the cache was filled in
  * @ahead_ok: the cache is filled
+ * @switches: for a task other than current, its context-switch count
+ *	      (nvcsw + nivcsw) when the walk began: a clean end re-checks it
+ *	      and the task's on_cpu, and a walk of a task that ran
+ *	      meanwhile ends with -KUW_E_RUNNING (never reliable)
  *
  * @table and @rule stay valid only while the caller is in an RCU read-side
  * section (or has preemption disabled) around the calls.
@@ -151,6 +167,7 @@ struct kunwind_state {
 	const struct kuw_rule *ahead_rule;
 	u64 ahead_row;
 	u64 ahead_look;
+	unsigned long switches;
 };
 
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
@@ -262,6 +279,8 @@ struct kunwind_consumer_info {
 	int err;
 	unsigned long count[KUNWIND_CONS__N];
 };
+
+unsigned long kunwind_row_cache_held(void);
 
 /*
  * The consumers switch (module/consumers.c): stack_trace_save(),

@@ -387,7 +387,8 @@ int kuw_arch_task_regs(struct task_struct *task, struct kuw_regs *r,
 	const struct cpu_context *c = &task->thread.cpu_context;
 	int i;
 
-	if (READ_ONCE(task->on_cpu))
+	/* acquire: the context it saved before it left its CPU (finish_task()) */
+	if (smp_load_acquire(&task->on_cpu))
 		return -KUW_E_RUNNING;
 	for (i = 0; i < 10; i++)
 		r->r[19 + i] = (&c->x19)[i];
@@ -570,9 +571,13 @@ static int kuw_record_step(struct kunwind_state *s, u64 sp, u64 fp)
 		return -KUW_E_NOINFO;
 	if (!rec[0] && !rec[1])
 		return kuw_meta_step(s, fp);
+	/*
+	 * x19-x28 stay as they are, values or slot addresses (lazy): a
+	 * slot's address is not the register's value
+	 */
 	s->regs.valid = BIT_ULL(KUW_REG_SP) | BIT_ULL(KUW_REG_PC) |
 			BIT_ULL(KUW_REG_FP) | (s->regs.valid & GENMASK_ULL(28, 19));
-	s->regs.lazy = 0;
+	s->regs.lazy &= GENMASK_ULL(28, 19);
 	s->regs.r[KUW_REG_FP] = rec[0];
 	s->regs.r[KUW_REG_PC] = rec[1];
 	s->regs.r[KUW_REG_SP] = fp + 16;

@@ -13,8 +13,9 @@
  *               nr_context_switches(): not exported, never address-taken,
  *               called only directly, so objtool lists it in
  *               .ibt_endbr_seal and the kernel overwrote its ENDBR at boot
- *               with the poison NOP 0f 1f 40 d6).  On a CPU with IBT on:
- *               a control-protection fault, "Missing ENDBR: <target>",
+ *               with a poison NOP: 0f 1f 40 d6 on 7.3, 66 0f 1f 00 on
+ *               6.12).  On a CPU with IBT on: a control-protection
+ *               fault, "Missing ENDBR: <target>",
  *               then BUG() (ibt=fatal, the default): the writer dies.
  *               Without IBT (QEMU's TCG) it returns its value.  Refused
  *               (EINVAL) when @target does not start with the poison:
@@ -49,8 +50,13 @@ MODULE_PARM_DESC(target, "the sealed kernel function \"sealed\" calls (u64 fn(vo
 static DEFINE_MUTEX(ip_lock);
 static char ip_last[256];
 
+/*
+ * What apply_seal_endbr() writes over a sealed ENDBR (gen_endbr_poison()):
+ * "nopl -42(%rax)" on 7.3, "osp nopl (%rax)" on older kernels (6.12).
+ */
 #define IP_ENDBR	0xfa1e0ff3U	/* endbr64: f3 0f 1e fa */
-#define IP_POISON	0xd6401f0fU	/* nopl -42(%rax): 0f 1f 40 d6 */
+#define IP_POISON	0xd6401f0fU	/* 0f 1f 40 d6 */
+#define IP_POISON_OLD	0x001f0f66U	/* 66 0f 1f 00 */
 
 /* What the function at @addr starts with. */
 static const char *ip_kind(unsigned long addr, u32 *first)
@@ -60,7 +66,7 @@ static const char *ip_kind(unsigned long addr, u32 *first)
 		return "unreadable";
 	if ((*first & ~0x01000000U) == IP_ENDBR)	/* endbr32 too */
 		return "endbr";
-	if (*first == IP_POISON)
+	if (*first == IP_POISON || *first == IP_POISON_OLD)
 		return "sealed";
 	return "other";
 }
@@ -127,8 +133,13 @@ static ssize_t ip_write(struct file *f, const char __user *ubuf, size_t len,
 		}
 		ip_say("sealed: calling %s at %px (%08x: its ENDBR sealed) indirectly",
 		       target, (void *)addr, first);
-		/* under IBT the fault's BUG() kills this writer here */
+		/*
+		 * Under IBT the fault's BUG() kills this writer in the call:
+		 * the lock is not held across it, so that reads still work.
+		 */
+		mutex_unlock(&ip_lock);
 		ret = ip_call(addr);
+		mutex_lock(&ip_lock);
 		ip_say("sealed: %s returned %llu: no control-protection fault",
 		       target, ret);
 	} else if (!strncmp(cmd, "seal ", 5)) {

@@ -241,8 +241,13 @@ diag "\$ echo sealed > $P"
 if probe_cmd sealed; then
 	tail -n 1 $P | diag
 	notok "negative control: the indirect call to a sealed function faulted (it returned)"
-else
+elif tail -n 1 $P | grep -q '^sealed: calling '; then
 	ok "negative control: the indirect call to a sealed function faulted (the writer was killed)"
+else
+	# refused before the call: no sealed target
+	cat $T/probe.err | diag
+	tail -n 1 $P | diag
+	notok "negative control: the indirect call to a sealed function faulted (not called)"
 fi
 sleep 1
 finish

@@ -188,7 +188,7 @@ mkconf() { # EMU
 	{
 		echo "KUW_IBT_EMU=$1"
 		echo "KUW_DBG=$([ -n "$DBG" ] && echo 1 || echo 0)"
-		echo "KUW_DBG_WHY='$dbgwhy'"
+		printf 'KUW_DBG_WHY=%q\n' "$dbgwhy"
 		# walks with frames ORC stepped (no vmlinux blob) are not reliable
 		if [ "$KIND" = stock ] && [ -z "$DBG" ]; then
 			echo "export KUW_BT_RELIABLE=no"
@@ -257,7 +257,7 @@ info: action=ignore
 debug: action=ignore
 EOF
 # bochs_run TIMEOUT: Bochs until the kernel restarts or panics (its
-# serial log says so), or TIMEOUT seconds; prints its CPU seconds and
+# serial log says so; Bochs would boot again), or TIMEOUT seconds; prints its CPU seconds and
 # how it ended ("restart", "panic", "exit", "timeout")
 bochs_run() {
 	local tmo=$1 tp bp='' cpu=0 how=timeout end
@@ -275,11 +275,13 @@ bochs_run() {
 		[ -z "$bp" ] || cpu=$(ps -o times= -p "$bp" 2>/dev/null || echo "$cpu")
 		if grep -q -E 'reboot: Restarting system' "$LB.raw"; then
 			how=restart
-		elif grep -q -E -- '---\[ end Kernel panic' "$LB.raw"; then
+		elif grep -q -E 'Kernel panic - not syncing' "$LB.raw"; then
 			how=panic
 		fi
 		if [ "$how" != timeout ]; then
-			sleep 1
+			# the rest of the panic's report (panic=-1 restarts
+			# right after it, without its end line)
+			sleep 3
 			break
 		fi
 		[ "$(date +%s)" -lt "$end" ] || break

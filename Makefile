@@ -20,6 +20,8 @@
 #   make check-deb      the Debian packages (dpkg-buildpackage, lintian),
 #                       installed with apt in Debian 12 and 13 roots: DKMS
 #                       builds and signs the module with a test MOK, removal
+#   make check-ibt      kunwind under Bochs on a CPU that enforces IBT, with a
+#                       negative control (RELEASE=7.3|6.12, KERNEL=stock|test)
 #   make lint           checkpatch.pl --strict and sparse on the kernel files
 #   make stack-usage    kunwind's deepest stack path per consumer entry
 #   make tools          build/kunwind-dump
@@ -50,7 +52,7 @@ CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
 	check-arm64 check-matrix check-headers check-reliable lint install-loader \
-	check-deb stack-usage
+	check-deb stack-usage check-ibt
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -133,6 +135,12 @@ check-headers:
 # KUNWIND_DEB_RELEASES="6.1 6.12" (the default): the releases installed into
 check-deb:
 	@env -u ARCH -u MAKEFLAGS -u MFLAGS scripts/check-deb.sh
+
+# kunwind on a CPU that enforces IBT (Bochs); RELEASE=7.3 (default) or
+# 6.12, KERNEL=stock (default: Debian's amd64 kernel) or test
+check-ibt:
+	@env -u ARCH -u MAKEFLAGS -u MFLAGS KUW_RELEASE=$(or $(RELEASE),$(KUNWIND_RELEASE),7.3) \
+		KUNWIND_IBT_KERNEL=$(or $(KERNEL),stock) scripts/check-ibt.sh
 
 # scripts/guest/reliable.sh in one preempt=full boot; RELEASE (default 7.3),
 # ARCH (default arm64), KERNEL=test (default) or stock

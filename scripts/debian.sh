@@ -357,3 +357,34 @@ kuw_headers_fetch() {
 	) 9>"$d.lock" || return 1
 	echo "$d/root/usr/src/linux-headers-$kver"
 }
+
+# kuw_stock_image DEBARCH KVER: Debian's stock kernel KVER
+# (linux-image-KVER; from 7.x its linux-binary-KVER and
+# linux-modules-KVER) unpacked once into $CACHE/stock/KVER/root, as
+# scripts/check-stock.sh keeps it (the same directory and marker: either
+# fills it for the other).  Nothing is installed.  Prints that root.
+kuw_stock_image() {
+	local da=$1 kver=$2 st q p pk d
+	q=$(kuw_deb_q "$da")
+	st="$CACHE/stock/$kver"
+	mkdir -p "$CACHE/stock"
+	(
+		flock -w 900 9 || die "$st.img.lock: timeout"
+		[ -f "$st/.kuw-ok" ] && exit 0
+		log "downloading linux-image-$kver"
+		rm -rf "$st"
+		pk=("linux-image-$kver$q")
+		for p in $(kuw_deb_depends "linux-image-$kver$q"); do
+			case $p in
+			"linux-binary-$kver" | "linux-modules-$kver") pk+=("$p$q") ;;
+			esac
+		done
+		kuw_apt_download "$st/debs" "${pk[@]}"
+		for d in "$st"/debs/*.deb; do
+			dpkg-deb -x "$d" "$st/root" || die "dpkg-deb -x $d"
+		done
+		rm -rf "$st/debs"
+		touch "$st/.kuw-ok"
+	) 9>"$st.img.lock" || return 1
+	echo "$st/root"
+}

@@ -146,7 +146,9 @@ static void kt_dump(struct kunit *test, const char *what,
  * arch_stack_walk() is not exported: kt_kernel_unwinder() finds it (in
  * process context, before any walk in an interrupt or NMI needs it).
  */
-static unsigned long KUW_FN(arch_stack_walk);
+#ifdef CONFIG_X86_64
+KUW_INTERNAL(arch_stack_walk);	/* arm64's kt_arch.h has it already */
+#endif
 
 struct kt_save {
 	unsigned long *store;
@@ -180,9 +182,11 @@ static noinline unsigned int kt_kernel_save(unsigned long *store,
 
 static void kt_kernel_unwinder(struct kunit *test)
 {
-	if (!KUW_FN(arch_stack_walk))
-		KUW_FN(arch_stack_walk) = kt_lookup_name("arch_stack_walk");
-	KUNIT_ASSERT_NE_MSG(test, KUW_FN(arch_stack_walk), 0UL,
+	unsigned long a = KUW_FN(arch_stack_walk);
+
+	if (!a)
+		a = kt_lookup_fn(arch_stack_walk);
+	KUNIT_ASSERT_NE_MSG(test, a, 0UL,
 			    "the kernel's arch_stack_walk() not found");
 }
 

@@ -55,7 +55,7 @@ dkms=0
 # arm64: one more result in each of the two probe walks after loop's blob
 a64=0
 [ "$KUW_ARCH" = arm64 ] && a64=8
-ktap_plan $((44 + dkms + a64))
+ktap_plan $((45 + dkms + a64))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -491,5 +491,11 @@ fi
 check "rmmod stock_probe" rmmod stock_probe
 check "rmmod loop" rmmod loop
 check "rmmod demo_oops" rmmod demo_oops
+# loaded before lockdown was raised, it holds kunwind (it uses its API)
+if [ -d /sys/module/reliable_payload ]; then
+	check "rmmod reliable_payload" rmmod reliable_payload
+else
+	skip "rmmod reliable_payload" "not loaded"
+fi
 check "rmmod kunwind" rmmod kunwind
 finish

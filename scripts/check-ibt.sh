@@ -384,14 +384,16 @@ cp_kernel() {
 		!inside && /^RIP: 0010:/ && !n { sub(/^RIP: 0010:/, ""); print; n++ }
 		!inside && /^Call Trace:/ { inside = 1; next }
 		!inside { next }
-		/^ <\/TASK>/ { exit }
+		done { next }
+		/^ <\/TASK>/ { done = 1; next }
 		/^RIP: 0010:/ { sub(/^RIP: 0010:/, ""); print $0 " (pt_regs)"; next }
 		/^ [^ ?<]/ { sub(/^ /, ""); print }'
 }
 cp_kunwind() {
 	sed -E 's/^\[ *[0-9]+\.[0-9]+\] ?//' "$1" | awk '
 		/^kunwind: Call Trace:/ { inside = 1; next }
-		inside && /^kunwind: end of trace/ { exit }
+		done { next }
+		inside && /^kunwind: end of trace/ { done = 1; next }
 		inside && /^kunwind:  / { sub(/^kunwind:  /, ""); sub(/ \(orc\)$/, ""); print }'
 }
 ktr=$(cp_kernel "$WORK/after.log")

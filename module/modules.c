@@ -123,7 +123,7 @@ static int kuw_finalize_sec(const struct elfhdr *hdr,
  * this holds: @hdr reads as an ELF header of a relocatable object of this
  * architecture, with section headers of this kernel's size, a section
  * count and a header table within an image load_module() can take;
- * @sechdrs is @hdr + e_shoff; @mod lies in the module area, is in
+ * @sechdrs is @hdr + e_shoff; @mod is in
  * MODULE_STATE_UNFORMED (the notifier's COMING comes next), and is the
  * address the image's .gnu.linkonce.this_module section was placed at.
  * Every read of the image and of @mod is copy_from_kernel_nofault().
@@ -156,8 +156,12 @@ static const char *kuw_finalize_args(const struct elfhdr *hdr,
 		return "section headers out of the image";
 	if ((unsigned long)sechdrs != (unsigned long)hdr + eh.e_shoff)
 		return "sechdrs is not hdr + e_shoff";
-	if (!kuw_arch_in_module_area((unsigned long)mod) ||
-	    copy_from_kernel_nofault(&state, &mod->state, sizeof(state)) ||
+	/*
+	 * Not checked against the module area: with KASLR arm64 places
+	 * modules anywhere in vmalloc space (Debian's 6.1); the reads are
+	 * fault-safe, and the section check below pins @mod.
+	 */
+	if (copy_from_kernel_nofault(&state, &mod->state, sizeof(state)) ||
 	    state != MODULE_STATE_UNFORMED)
 		return "mod is not a module being loaded";
 	if (copy_from_kernel_nofault(&strtab, &sechdrs[eh.e_shstrndx],

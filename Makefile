@@ -115,7 +115,8 @@ demo:
 
 # RELEASE=6.1|6.12|7.3 (default 6.1): Debian 12's, Debian 13's or
 # trixie-backports' stock kernel; ARCH=arm64: the arm64 one, under
-# qemu-system-aarch64
+# qemu-system-aarch64.  amd64 boots through UEFI firmware with Secure Boot
+# (KUNWIND_STOCK_FIRMWARE=none: directly)
 check-stock:
 	@ARCH=$(ARCH) KUW_RELEASE=$(or $(RELEASE),$(KUNWIND_RELEASE),6.1) scripts/check-stock.sh
 

@@ -27,7 +27,9 @@
 #     has the vmlinux at lib/modules/<kver>/vmlinux and boot/vmlinux-<kver>
 #     a link to it: followed, and the guest gets both, as the package has
 #     them
-#  5. boot the stock kernel in QEMU with a busybox initramfs (a static
+#  5. boot the stock kernel in QEMU (amd64: through OVMF with Secure Boot
+#     on, shim and GRUB, the test MOK enrolled: scripts/secureboot.sh;
+#     KUNWIND_STOCK_FIRMWARE=none: -kernel) with a busybox initramfs (a static
 #     kunwind-dump, the trimmed debug files at Debian's paths, the stock
 #     loop.ko): scripts/init/stock.sh loads kunwind.ko and the tables, and
 #     checks kunwind's walks against the kernel's own (ORC)
@@ -85,13 +87,27 @@ if [ "$KUW_ARCH" = arm64 ]; then
 	kuw_install libc6-dev-arm64-cross
 	kuw_busybox_arm64 >/dev/null
 fi
+# How the amd64 kernel boots: through UEFI firmware with Secure Boot on,
+# shim, GRUB, the test MOK enrolled (scripts/secureboot.sh; the default),
+# so that Debian's kernel locks itself down before any module loads; or
+# (KUNWIND_STOCK_FIRMWARE=none, and always on arm64) straight from QEMU's
+# -kernel, lockdown raised at run time after kunwind.ko loads.
+FIRMWARE=none
+if [ "$KUW_ARCH" = x86_64 ]; then
+	FIRMWARE=${KUNWIND_STOCK_FIRMWARE:-secureboot}
+	case $FIRMWARE in
+	secureboot) . "$REPO/scripts/secureboot.sh"; SBFW=$(kuw_sb_firmware "$REL") ;;
+	none) ;;
+	*) die "KUNWIND_STOCK_FIRMWARE=$FIRMWARE: secureboot or none" ;;
+	esac
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-stock.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$CACHE/logs"
 # Host-side results, a KTAP document: the builds, the payload's sections,
 # dkms, the debug files, the oops boot's traces.
 HK="$WORK/host.ktap"
-printf 'KTAP version 1\n1..11\n' >"$HK"
+printf 'KTAP version 1\n1..12\n' >"$HK"
 hn=0
 hres() { # ok|fail|skip NAME [SKIP REASON]
 	local line
@@ -234,6 +250,7 @@ fi
 # on Debian 12, a Debian 13 root for 6.12 and 7.3), with its dkms and its
 # compiler, as a user of that kernel has them.
 droot=$(kuw_toolchain_root "$REL")
+dsigner=
 if [ "$(id -u)" = 0 ] && kuw_root_install "$droot" dkms >/dev/null 2>&1; then
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 	D="$WORK/dkms"
@@ -265,6 +282,7 @@ if [ "$(id -u)" = 0 ] && kuw_root_install "$droot" dkms >/dev/null 2>&1; then
 		grep -q 'kunwind-dump load' "$D/root/etc/udev/rules.d/90-kunwind.rules"; then
 		hres ok "dkms add/build/install against linux-headers-$kver (module, loader, udev rule; ${droot:+Debian 13 root, }$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\).*/\1/p' "$KDIR/.config"))"
 		stockfiles+=("/lib/kunwind/dkms/kunwind.ko=$dko")
+		dsigner=$(modinfo -F signer "$dko" 2>/dev/null || true)
 	else
 		tail -n 30 "$D.log" >&2
 		hres fail "dkms add/build/install against linux-headers-$kver (module, loader, udev rule)"
@@ -575,8 +593,13 @@ loopdbg="$DBG/root$dbgroot/lib/modules/$kver/kernel/drivers/block/loop.ko"
 	echo "KUW_STOCK_MODS='$DBG_MODS'"
 	# lockdown raised after kunwind.ko loads, as on a Secure Boot machine
 	echo "KUW_LOCKDOWN=${KUNWIND_STOCK_LOCKDOWN:-integrity}"
+	# or locked down from the start by the firmware's Secure Boot
+	echo "KUW_FIRMWARE=$FIRMWARE"
+	echo "KUW_DKMS_SIGNER='$dsigner'"
 } >"$WORK/stock.conf"
 stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
+[ "$FIRMWARE" != secureboot ] ||
+	stockfiles+=("/lib/kunwind/unsigned/kunwind.ko=$WORK/unsigned/kunwind.ko")
 
 # --- boot the stock kernel ----------------------------------------------
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/stock.sh" \
@@ -592,7 +615,10 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 # kernels have a dynamic preemption model; its arm64 6.x kernels are
 # voluntary only and ignore it, 7.x's are lazy: preemptible anyway).
 boot() {
-	if [ "$KUW_ARCH" = arm64 ]; then
+	if [ "$FIRMWARE" = secureboot ]; then
+		kuw_qemu_sb "$SBFW" "$VMLINUZ" "$1" "$2" "$3" \
+			"tsc_early_khz=$(kuw_tsc_khz) preempt=full" 768M
+	elif [ "$KUW_ARCH" = arm64 ]; then
 		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "preempt=full" 768M
 	else
 		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz) preempt=full" 768M
@@ -604,6 +630,15 @@ stamp "booting Debian's kernel (~10 s under TCG, then the checks)"
 boot "$WORK/initrd.gz" "$L" "${KUNWIND_TIMEOUT:-600}" || true
 cp -f "$L" "$CACHE/logs/"
 stamp "guest ended (log: $CACHE/logs/${L##*/})"
+if [ "$FIRMWARE" != secureboot ]; then
+	hres skip "Secure Boot: the kernel locked down by the firmware, the MOK from shim" \
+		"KUNWIND_STOCK_FIRMWARE=$FIRMWARE"
+elif kuw_sb_booted "$L"; then
+	hres ok "Secure Boot: the kernel locked down by the firmware, the MOK from shim (OVMF, shim, GRUB of $(kuw_release_codename "$REL"))"
+else
+	grep -E 'Secure|ecure boot|locked down|X.509|shim|Verification' "$L" | head -n 20 >&2 || true
+	hres fail "Secure Boot: the kernel locked down by the firmware, the MOK from shim"
+fi
 python3 "$REPO/scripts/ktap.py" "$L" | grep '^guest: ' || true
 
 # --- a second boot: the oops --------------------------------------------

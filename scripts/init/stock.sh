@@ -55,7 +55,10 @@ dkms=0
 # arm64: one more result in each of the two probe walks after loop's blob
 a64=0
 [ "$KUW_ARCH" = arm64 ] && a64=8
-ktap_plan $((45 + dkms + a64))
+# Secure Boot: one more, an unsigned kunwind.ko refused
+sb=0
+[ "${KUW_FIRMWARE:-none}" = secureboot ] && sb=1
+ktap_plan $((45 + dkms + a64 + sb))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -65,7 +68,31 @@ why_loader="kunwind-dump has no load subcommand in this build"
 
 # The DKMS-built module first (it must load and unload on this kernel; on a
 # Secure Boot machine it is the one that loads, signed with DKMS's MOK key).
-if [ "$dkms" != 0 ]; then
+# Booted with Secure Boot (KUW_FIRMWARE=secureboot): locked down before
+# any module loads, so a module loads only if a key the kernel trusts
+# signed it: the test MOK, which the firmware's MOK list holds.
+if [ "${KUW_FIRMWARE:-none}" = secureboot ]; then
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	diag "lockdown at boot: $(cat /sys/kernel/security/lockdown)"
+	if insmod "$KUW_MODDIR"/unsigned/kunwind.ko 2>$T/err; then
+		notok "unsigned kunwind.ko refused under Secure Boot"
+		rmmod kunwind
+	else
+		ok "unsigned kunwind.ko refused under Secure Boot ($(cat $T/err))"
+	fi
+fi
+if [ "$dkms" != 0 ] && [ "${KUW_FIRMWARE:-none}" = secureboot ] &&
+	[ -z "${KUW_DKMS_SIGNER:-}" ]; then
+	# this dkms build had no sign-file (the kernel is not installed on
+	# the build machine): unsigned, the locked-down kernel must refuse it
+	if insmod "$KUW_MODDIR"/dkms/kunwind.ko 2>$T/err; then
+		notok "unsigned dkms-built kunwind.ko refused under Secure Boot"
+		rmmod kunwind
+	else
+		ok "unsigned dkms-built kunwind.ko refused under Secure Boot ($(cat $T/err))"
+	fi
+	skip "rmmod dkms-built kunwind" "not loaded: unsigned"
+elif [ "$dkms" != 0 ]; then
 	check "insmod dkms-built kunwind.ko" insmod "$KUW_MODDIR"/dkms/kunwind.ko
 	check "rmmod dkms-built kunwind" rmmod kunwind
 fi
@@ -83,7 +110,11 @@ fi
 # As UEFI Secure Boot leaves it (KUW_LOCKDOWN=integrity, check-stock's
 # default): kunwind runs locked down from here on, the loader included;
 # a table from a blob then never makes a walk reliable.
-if [ "${KUW_LOCKDOWN:-none}" != none ]; then
+if [ "${KUW_FIRMWARE:-none}" = secureboot ]; then
+	check "locked down (integrity) by Secure Boot since boot, these modules loaded" \
+		grep -q "\[integrity\]" /sys/kernel/security/lockdown
+	export KUW_BT_RELIABLE=no
+elif [ "${KUW_LOCKDOWN:-none}" != none ]; then
 	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 	echo "$KUW_LOCKDOWN" >/sys/kernel/security/lockdown
 	check "lockdown raised to $KUW_LOCKDOWN" \

@@ -17,7 +17,11 @@ DV=/usr/lib/debug/boot/vmlinux-$kver
 ktap_plan 5
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
 check "insmod demo_oops.ko" insmod "$KUW_MODDIR"/kunit/demo_oops.ko
-if [ "${KUW_LOCKDOWN:-none}" != none ]; then
+if [ "${KUW_FIRMWARE:-none}" = secureboot ]; then
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	check "locked down (integrity) by Secure Boot since boot" \
+		grep -q "\[integrity\]" /sys/kernel/security/lockdown
+elif [ "${KUW_LOCKDOWN:-none}" != none ]; then
 	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 	echo "$KUW_LOCKDOWN" >/sys/kernel/security/lockdown
 	check "lockdown raised to $KUW_LOCKDOWN" \

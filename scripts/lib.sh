@@ -393,18 +393,24 @@ kuw_switch_guest() {
 }
 
 # kuw_dkms_test_kernel KDIR WORK: kunwind.ko built and signed by DKMS, the
-# Debian way, for the cell's test kernel: Debian 12's dkms in a plain
-# bookworm root (kuw_root bookworm plain, as make check-deb uses it) whose
-# /var/lib/dkms/mok.key is the test bed's MOK key, `dkms build` against
-# KDIR.  The test kernel trusts that key (sign.config), so the lockdown
-# guest loads exactly what DKMS signed.  x86_64 only (the root has no
-# cross compiler).  Prints the module's path (WORK/dkms/kunwind.ko), or
-# nothing, with the reason on stderr.
+# Debian way, for the cell's test kernel: the dkms of the kernel's own
+# Debian release (12 for 6.1, 13 for 6.12 and 7.3: the compiler the kernel
+# was built with) in a plain root (kuw_root CODE plain, as make check-deb
+# uses it) whose /var/lib/dkms/mok.key is the test bed's MOK key, `dkms
+# build` against KDIR, linked at KVER/build of dkms's install tree as
+# linux-headers leaves /lib/modules/KVER/build (dkms finds sign-file
+# there when the kernel's Debian linux-kbuild package is not installed).  The test kernel trusts that key
+# (sign.config), so the lockdown guest loads exactly what DKMS signed.
+# x86_64 only (the root has no cross compiler).  Prints the module's path
+# (WORK/dkms/kunwind.ko), or nothing, with the reason on stderr.
 kuw_dkms_test_kernel() {
-	local kdir=$1 work=$2 root mokd kver ver d f
+	local kdir=$1 work=$2 code root mokd kver ver d f cc
 	[ "$KUW_ARCH" = x86_64 ] || { log "dkms-signed kunwind.ko: x86_64 cells only" >&2; return 0; }
 	[ "$(id -u)" = 0 ] || { log "dkms-signed kunwind.ko: needs root" >&2; return 0; }
-	root=$(kuw_root bookworm plain) || return 0
+	code=$(kuw_release_codename "${KUW_RELEASE:-6.1}")
+	root=$(kuw_root "$code" plain) || return 0
+	cc=gcc-12
+	[ "$code" = bookworm ] || cc=gcc-14
 	mokd=$(dirname "$(kuw_test_mok)")
 	kver=$(cat "$kdir/include/config/kernel.release")
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
@@ -415,18 +421,19 @@ kuw_dkms_test_kernel() {
 		--exclude='.*.cmd' --exclude='*.mod*' "$REPO/" "$d/src/kunwind-$ver/"
 	(
 		mkdir -p "$CACHE/roots"
-		flock -w 1800 8 || die "$CACHE/roots/bookworm-plain.test.lock: timeout"
-		kuw_root_install "$root" dkms gcc gcc-12 make libelf-dev >&2 || exit 1
-		install -d -m 0755 "$root/var/lib/dkms"
+		flock -w 1800 8 || die "$CACHE/roots/$code-plain.test.lock: timeout"
+		kuw_root_install "$root" dkms gcc "$cc" make libelf-dev >&2 || exit 1
+		install -d -m 0755 "$root/var/lib/dkms" "$d/install/$kver"
 		install -m 0600 "$mokd/mok.key" "$root/var/lib/dkms/mok.key"
 		install -m 0644 "$mokd/mok.pub" "$root/var/lib/dkms/mok.pub"
+		ln -sfn "$kdir" "$d/install/$kver/build"
 		kuw_in_root "$root" env dkms --dkmstree "$d/tree" --sourcetree "$d/src" \
 			--installtree "$d/install" -m kunwind -v "$ver" -k "$kver" \
 			--kernelsourcedir "$kdir" add >"$d.log" 2>&1 &&
 		kuw_in_root "$root" env dkms --dkmstree "$d/tree" --sourcetree "$d/src" \
 			--installtree "$d/install" -m kunwind -v "$ver" -k "$kver" \
 			--kernelsourcedir "$kdir" build >>"$d.log" 2>&1
-	) 8>"$CACHE/roots/bookworm-plain.test.lock" || {
+	) 8>"$CACHE/roots/$code-plain.test.lock" || {
 		tail -n 20 "$d.log" >&2 2>/dev/null
 		log "dkms-signed kunwind.ko: dkms build failed (log $d.log)" >&2
 		return 0

@@ -457,6 +457,51 @@ KT_TEST(dump_exit_codes_agree_on_malformed)
 	free(r);
 }
 
+/*
+ * A malformed section the blob does not carry: every other command fails
+ * on it; export writes the blob of .eh_frame and says the other is left
+ * out (the module, building its tables from the image, leaves it out too).
+ */
+KT_TEST(dump_export_leaves_out_a_malformed_sframe)
+{
+	struct dump_run *r = calloc(1, sizeof(*r));
+	char *so = kcfi_build("dump_sf", dump_one_fn, "--gsframe");
+	char *bad = NULL, blob[512];
+	const char *chk[] = { "check", NULL, NULL };
+	const char *exp[] = { "export", NULL, "-o", blob, NULL };
+
+	KT_ASSERT(r && so);
+	snprintf(blob, sizeof(blob), "%s/dump_sf.blob", kt_builddir);
+	/* SFrame header: magic (2 bytes), then the version: 9 is none */
+	bad = patched_copy(so, "dump_badsf.so", ".sframe", 2, 9);
+	KT_ASSERT(bad);
+
+	chk[1] = so;
+	KT_EXPECT_EQ(dump_run(r, chk), 0);
+	KT_EXPECT_EQ(r->code, 0);
+	chk[1] = bad;
+	KT_EXPECT_EQ(dump_run(r, chk), 0);
+	KT_EXPECT_EQ(r->code, 1);
+	KT_EXPECT(strstr(r->err, "dump_badsf.so: .sframe+0x") != NULL);
+
+	unlink(blob);
+	exp[1] = so;
+	KT_EXPECT_EQ(dump_run(r, exp), 0);
+	KT_EXPECT_EQ(r->code, 0);
+	KT_EXPECT(strstr(r->err, "not in the blob") == NULL);
+	unlink(blob);
+	exp[1] = bad;
+	KT_EXPECT_EQ(dump_run(r, exp), 0);
+	KT_EXPECT_EQ(r->code, 0);
+	KT_EXPECT(strstr(r->err, "dump_badsf.so: .sframe+0x") != NULL);
+	KT_EXPECT(strstr(r->err, "not in the blob, which carries .eh_frame only") != NULL);
+	KT_EXPECT(access(blob, F_OK) == 0);
+	unlink(blob);
+	free(bad);
+	free(so);
+	free(r);
+}
+
 /* ---- 2. rows and rules print every rule readelf prints, s and u too. ---- */
 
 /* Register number of a name in the row format (x86_64), or -1. */

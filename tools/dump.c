@@ -257,7 +257,8 @@ static int module_map(const char *in, const struct kuw_elf *e,
  * @info: set to what it carries (info->sec.data is not valid after)
  * @nfde: set to the FDEs of its table
  *
- * Errors are printed, naming the file.
+ * Errors are printed, naming the file.  Another unwind section of the file
+ * that is malformed is left out with a warning.
  *
  * Return: EXIT_OK, EXIT_BAD or EXIT_USAGE.
  */
@@ -269,10 +270,12 @@ int kuw_dump_export(const char *in, int src, u8 **out, u64 *outlen,
 	struct kuw_diag d = { 0 };
 	struct kuw_blob b, chk;
 	const char *secname;
-	int ret, status;
+	int ret, status, other;
 	struct kuw_elf e;
 	u8 *buf = NULL;
 	u64 size, stext;
+	s64 nent;
+	u32 i;
 
 	*out = NULL;
 	ret = open_elf(&e, in);
@@ -315,11 +318,21 @@ int kuw_dump_export(const char *in, int src, u8 **out, u64 *outlen,
 		b.stext = stext;
 	}
 	/*
-	 * Refuse to export what the module would refuse to load, and, as
-	 * every command, a file with any malformed unwind section.
+	 * Refuse to export what the module would refuse to load: a malformed
+	 * section the blob carries, or .eh_frame_hdr.  Another section that
+	 * is malformed (its line is printed) stays out of the blob, as the
+	 * module leaves it out of the tables it builds from the image; say
+	 * so, since every other command fails on it.
 	 */
-	if (validate(in, &e, &b.obj, tabs, NULL))
+	other = 0;
+	for (i = 0; i < KUW_SRC__COUNT; i++)
+		if (build_sec(in, &e, &b.obj, i, &tabs[i]) && i != b.src)
+			other = 1;
+	if (!tabs[b.src] || check_hdr(in, &e, &b.obj, &nent))
 		goto out;
+	if (other)
+		fprintf(stderr, "%s: warning: the malformed section above is not in the blob, which carries %s only\n",
+			in, secname);
 	if (elf_build_id(&e, b.build_id, &b.id_len)) {
 		fprintf(stderr, "%s: .notes+0x0: no GNU build id: the kernel could not tell this file from another build\n",
 			in);

@@ -284,13 +284,15 @@ static noinline int kt_reg_leaf(struct kuw_chain *c)
 	return 0;
 }
 
+/* @pc is in @name or in a clone of it the compiler made (name.isra.0) */
 static bool kt_is(unsigned long pc, const char *name)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	size_t n = strlen(name);
 
 	sprint_symbol_no_offset(sym, pc);
-	return !strncmp(sym, name, n) && (sym[n] == 0 || sym[n] == ' ');
+	return !strncmp(sym, name, n) &&
+	       (sym[n] == 0 || sym[n] == ' ' || sym[n] == '.');
 }
 
 struct kt_churn {

@@ -118,14 +118,18 @@ static void kt_expect_batch(struct kunit *test, const struct kt_trace *t,
 	KUNIT_EXPECT_EQ(test, b->reliable, t->reliable);
 }
 
-/* Is @pc in the function called @name (of any module or vmlinux)? */
+/*
+ * Is @pc in the function called @name (of any module or vmlinux), or in a
+ * clone the compiler made of it (name.isra.0, name.constprop.0, ...)?
+ */
 static bool kt_is(unsigned long pc, const char *name)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	size_t n = strlen(name);
 
 	sprint_symbol_no_offset(sym, pc);
-	return !strncmp(sym, name, n) && (sym[n] == 0 || sym[n] == ' ');
+	return !strncmp(sym, name, n) &&
+	       (sym[n] == 0 || sym[n] == ' ' || sym[n] == '.');
 }
 
 static void kt_dump(struct kunit *test, const char *what,

@@ -134,13 +134,20 @@ static unsigned long x86t_direct_call(unsigned long fn, unsigned long a,
 	return 0;
 }
 
-/* @fn starts with an ENDBR64 */
+/*
+ * @fn starts with an ENDBR64, or with what sealing leaves of one: the
+ * kernel overwrites the ENDBR64 of a function whose address is never taken
+ * with a 4-byte NOP found nowhere else (nopl -42(%rax): 0f 1f 40 d6), and
+ * kprobes still treat it as the ENDBR it was.
+ */
 static bool x86t_endbr(unsigned long fn)
 {
 	u8 b[4];
 
-	return !copy_from_kernel_nofault(b, (void *)fn, 4) && b[0] == 0xf3 &&
-	       b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa;
+	if (copy_from_kernel_nofault(b, (void *)fn, 4))
+		return false;
+	return (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa) ||
+	       (b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x40 && b[3] == 0xd6);
 }
 
 static void x86t_call(struct kunit *test)
@@ -196,8 +203,9 @@ static void x86t_call(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, to, fn);
 	kunit_info(test, "call site: CALL %pS, trampoline: JMP %pS; %pS %s\n",
 		   (void *)to, (void *)(tramp + 5 + rel), (void *)fn,
-		   x86t_endbr(fn) ? "starts with ENDBR64" :
-		   "has no ENDBR64 (sealed, or built without IBT)");
+		   !x86t_endbr(fn) ? "has no ENDBR64 (built without IBT)" :
+		   *(u8 *)fn == 0x0f ? "has its ENDBR64 sealed" :
+		   "starts with ENDBR64");
 }
 
 /* ---- FRED event frames ---- */

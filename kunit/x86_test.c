@@ -134,11 +134,16 @@ static unsigned long x86t_direct_call(unsigned long fn, unsigned long a,
 	return 0;
 }
 
+/* ENDBR64, and the two 4-byte NOPs sealing has written over one */
+static const u8 x86t_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const u8 x86t_seal_7[4] = { 0x0f, 0x1f, 0x40, 0xd6 };	/* nopl -42(%rax) */
+static const u8 x86t_seal_6[4] = { 0x66, 0x0f, 0x1f, 0x00 };	/* osp nopl (%rax) */
+
 /*
  * @fn starts with an ENDBR64, or with what sealing leaves of one: the
  * kernel overwrites the ENDBR64 of a function whose address is never taken
- * with a 4-byte NOP found nowhere else (nopl -42(%rax): 0f 1f 40 d6), and
- * kprobes still treat it as the ENDBR it was.
+ * with a 4-byte NOP found nowhere else (nopl -42(%rax) on 7.3, osp nopl
+ * (%rax) on 6.12), and kprobes still treat it as the ENDBR it was.
  */
 static bool x86t_endbr(unsigned long fn)
 {
@@ -146,8 +151,8 @@ static bool x86t_endbr(unsigned long fn)
 
 	if (copy_from_kernel_nofault(b, (void *)fn, 4))
 		return false;
-	return (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa) ||
-	       (b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x40 && b[3] == 0xd6);
+	return !memcmp(b, x86t_endbr64, 4) || !memcmp(b, x86t_seal_7, 4) ||
+	       !memcmp(b, x86t_seal_6, 4);
 }
 
 static void x86t_call(struct kunit *test)
@@ -204,7 +209,7 @@ static void x86t_call(struct kunit *test)
 	kunit_info(test, "call site: CALL %pS, trampoline: JMP %pS; %pS %s\n",
 		   (void *)to, (void *)(tramp + 5 + rel), (void *)fn,
 		   !x86t_endbr(fn) ? "has no ENDBR64 (built without IBT)" :
-		   *(u8 *)fn == 0x0f ? "has its ENDBR64 sealed" :
+		   memcmp((void *)fn, x86t_endbr64, 4) ? "has its ENDBR64 sealed" :
 		   "starts with ENDBR64");
 }
 

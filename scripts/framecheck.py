@@ -77,6 +77,8 @@ ENTRY_MARKS = (('__entry_text_start', '__entry_text_end'),
                ('__irqentry_text_start', '__irqentry_text_end'),
                ('__softirqentry_text_start', '__softirqentry_text_end'))
 MAX_HOPS = 3
+# The better of two judgements of one return address (alternatives).
+RANK = {'verified': 0, 'tail': 1, 'indirect': 2, 'skipped': 3, 'wrong': 4}
 
 
 class Error(Exception):
@@ -267,11 +269,64 @@ class Image:
                                         '.softirqentry.text'):
                 self.entry.append((s.base, s.base + s.size))
         self.entry_name = ENTRY_NAME[self.machine]
+        self.alts, self.alt_sites, self.alt_func = self._read_alts()
         self.vm_range = (min(a for a, _, o in self.texts if o is self.objs[0]),
                          max(b for _, b, o in self.texts
                              if o is self.objs[0]))
         for o in self.objs[1:]:
             self._read_relocs(o)
+
+    def _read_alts(self):
+        """x86 alternatives of vmlinux (.altinstructions): the code the
+        kernel patches in at boot for the CPU's features, over the
+        instructions the file has.  {site: [(site length, replacement,
+        replacement length)]}, the sorted sites, and the replacements'
+        section as one function to disassemble.  An entry is s32
+        instr_offset, s32 repl_offset (each from its own field), the
+        feature word(s), u8 instrlen, u8 replacementlen: 12 bytes (6.1),
+        14 (6.3 on: cpuid and flags); the size is the one under which
+        every entry lands in text and in the replacements."""
+        if self.machine != EM_X86_64:
+            return {}, [], None
+        secs = {s.name: s for s in self.vm.sections}
+        ai, ar = secs.get('.altinstructions'), secs.get('.altinstr_replacement')
+        if ai is None or ar is None or ai.type == SHT_NOBITS or \
+                ar.type == SHT_NOBITS:
+            return {}, [], None
+        body = self.vm.bytes_at(ai, 0, ai.size)
+        lo, hi = ar.addr, ar.addr + ar.size
+        for size in (12, 14, 16):
+            if ai.size % size:
+                continue
+            alts, good = {}, True
+            for o in range(0, ai.size, size):
+                io, ro = struct.unpack_from(self.vm.E + 'ii', body, o)
+                ilen, rlen = body[o + size - 2], body[o + size - 1]
+                site, repl = ai.addr + o + io, ai.addr + o + 4 + ro
+                if not (self.in_text(site) and
+                        (rlen == 0 or lo <= repl and repl + rlen <= hi)):
+                    good = False
+                    break
+                alts.setdefault(site, []).append((ilen, repl, rlen))
+            if good:
+                f = Func()
+                f.start, f.size, f.name, f.obj, f.sec = \
+                    lo, ar.size, '.altinstr_replacement', self.objs[0], ar
+                f.rank, f.dend, f.insns, f.ends = (0, 0), hi, None, None
+                return alts, sorted(alts), f
+        return {}, [], None
+
+    def alts_at(self, addr):
+        """Replacements of the alternative site that holds the byte before
+        the return address addr: [(address in the replacement that
+        stands for addr, site)]."""
+        i = bisect.bisect_right(self.alt_sites, addr - 1) - 1
+        out = []
+        for site in self.alt_sites[max(i - 2, 0):i + 1]:
+            for ilen, repl, rlen in self.alts[site]:
+                if site < addr <= site + ilen and addr - site <= rlen:
+                    out.append((repl + addr - site, site))
+        return out
 
     def _read_symbols(self, o):
         secs = o.elf.sections
@@ -532,11 +587,25 @@ class Code:
         return None
 
     def exits(self, f):
-        """Where f jumps out of itself: (direct targets, indirect?)."""
+        """Where f jumps out of itself: (direct targets, indirect?); with
+        the jumps of the alternatives patched into it (x86's memset is
+        one: a jump to memset_orig or memset_erms, or nothing)."""
         self.need([f])
         out, indirect = [], False
         lo, hi = f.start, f.dend
-        for a, _, kind, tgt, name in f.insns:
+        insns = list(f.insns)
+        img, alt = self.image, self.image.alt_func
+        if alt is not None and f.obj is img.objs[0]:
+            i = bisect.bisect_left(img.alt_sites, lo)
+            while i < len(img.alt_sites) and img.alt_sites[i] < hi:
+                self.need([alt])
+                for _, repl, rlen in img.alts[img.alt_sites[i]]:
+                    j = bisect.bisect_left(alt.ends, repl + 1)
+                    while j < len(alt.insns) and alt.insns[j][1] <= repl + rlen:
+                        insns.append(alt.insns[j])
+                        j += 1
+                i += 1
+        for a, _, kind, tgt, name in insns:
             if kind == 'ijmp':
                 indirect = True
             elif kind in ('jmp', 'cjmp'):
@@ -552,8 +621,9 @@ class Code:
 
 
 class Checker:
-    def __init__(self, image, hops=MAX_HOPS):
+    def __init__(self, image, hops=MAX_HOPS, redirect=None):
         self.img = image
+        self.redirect = redirect or {}
         self.code = Code(image)
         self.hops = hops
         self.cache = {}
@@ -618,7 +688,26 @@ class Checker:
             i = self.code.insn_at(f, addr)
             where = '' if i is None else ' (inside an instruction at %s)' \
                 % sym(f, i[0])
-            return 'wrong', 'not an instruction boundary%s' % where, None
+            r = ('wrong', 'not an instruction boundary%s' % where, None)
+        else:
+            r = self._after(insn, below, sched_first)
+        if r[0] in ('verified', 'tail'):
+            return r
+        # The kernel may have patched an alternative over the site: the
+        # instruction before addr is then one of its replacements'.
+        alt = self.img.alt_func
+        for raddr, site in (self.img.alts_at(addr) if alt else ()):
+            i = self.code.insn_before(alt, raddr)
+            if i is None:
+                continue
+            a = self._after(i, below, sched_first)
+            if RANK[a[0]] < RANK[r[0]]:
+                r = (a[0], a[1] + ' (alternative at %s)' % sym(f, site),
+                     a[2])
+        return r
+
+    def _after(self, insn, below, sched_first):
+        """Class of a return address right after the instruction insn."""
         _, _, kind, tgt, name = insn
         if kind == 'icall':
             return 'indirect', 'indirect call', None
@@ -632,6 +721,10 @@ class Checker:
         if sched_first:
             return 'verified', 'call %s (callee not in the chain)' \
                 % tname, tname
+        to = self.redirect.get(tname)
+        if to and below is not None and below.name == to:
+            return 'verified', 'call %s, redirected to %s' % (tname, to), \
+                tname
         if below is not None:
             if t is not None and same(t, below):
                 return 'verified', 'call %s' % tname, tname
@@ -1087,6 +1180,11 @@ def main(argv=None):
                    'default for /proc/PID/stack)')
     p.add_argument('--hops', type=int, default=MAX_HOPS,
                    help='tail calls to follow (default %d)' % MAX_HOPS)
+    p.add_argument('--redirect', action='append', default=[],
+                   metavar='FROM=TO',
+                   help='calls of FROM land in TO (an ftrace ops with '
+                   'IPMODIFY, a livepatch): TO below a call of FROM is '
+                   'verified')
     p.add_argument('--json', action='store_true')
     p.add_argument('--problems', action='store_true',
                    help='print only chains with a skipped, wrong or '
@@ -1100,7 +1198,13 @@ def main(argv=None):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         image = build_image(args)
-        checker = Checker(image, args.hops)
+        redirect = {}
+        for r in args.redirect:
+            a, _, b = r.partition('=')
+            if not a or not b:
+                die('--redirect %s: FROM=TO' % r)
+            redirect[a] = b
+        checker = Checker(image, args.hops, redirect)
         results = []
         for path in args.inputs or ['-']:
             if path == '-':

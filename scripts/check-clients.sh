@@ -141,7 +141,8 @@ cat "$WORK/base.gz" "$overlay" >"$WORK/initrd.gz"
 
 L="$WORK/clients-$tag-last.log"
 tmo=${KUNWIND_TIMEOUT:-$((900 + 40 * sec))}
-stamp "guest: perf${set#perf}, $sec s a recording at $hz Hz (timeout ${tmo}s)"
+if [ "$set" = all ]; then what="perf and bpftrace"; else what=perf; fi
+stamp "guest: $what, $sec s a recording at $hz Hz (timeout ${tmo}s)"
 if [ "$KUW_ARCH" = arm64 ]; then
 	KUW_TCG_SINGLE=1 kuw_qemu_arm64 "$IMAGE" "$WORK/initrd.gz" "$L" "$tmo" \
 		"nokaslr" 2G || true

@@ -98,11 +98,12 @@ mkdir -p "$CACHE/clients"
 	debs=$(du -sm "$tmp" | cut -f1)
 	unpacked=$(du -sm "$r" | cut -f1)
 	rm -rf "$tmp"
+	: "${r:?}"
 	rm -rf "$r"/usr/share/doc "$r"/usr/share/man "$r"/usr/share/info \
 		"$r"/usr/share/locale "$r"/usr/share/lintian "$r"/usr/share/bug \
 		"$r"/usr/share/bash-completion "$r"/usr/share/perl* "$r"/usr/lib/python3* \
 		"$r"/usr/lib/*-linux-gnu/perl* "$r"/usr/share/perl5 "$r"/usr/share/zsh \
-		"$r"/etc "$r"/var "$r"/usr/share/mime "$r"/usr/lib/*-linux-gnu/gconv
+		"${r:?}"/etc "${r:?}"/var "$r"/usr/share/mime "$r"/usr/lib/*-linux-gnu/gconv
 	find "$r"/bin "$r"/sbin "$r"/usr/bin "$r"/usr/sbin -mindepth 1 -maxdepth 1 \
 		! -name 'perf*' ! -name 'bpftrace*' -exec rm -rf {} + 2>/dev/null || true
 	# The interpreter at the path the binaries name (PT_INTERP).

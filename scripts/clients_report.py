@@ -28,8 +28,9 @@ image that booted: arm64's Image is the kernel from _text on, byte for
 byte (its header's image size must be _end - _text); an x86 bzImage holds
 the vmlinux ELF compressed (setup header payload_offset and
 payload_length), whose sections are copied by name.  The result is the
-trimmed file with each code section's bytes appended and its header made
-PROGBITS, which is all framecheck.py reads.
+trimmed file with each code section's bytes (and .altinstructions, the
+x86 alternatives) appended and its header made PROGBITS, which is all
+framecheck.py reads.
 """
 import argparse
 import base64
@@ -41,6 +42,7 @@ import re
 import struct
 import subprocess
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAMECHECK = os.path.join(HERE, 'framecheck.py')
@@ -253,10 +255,33 @@ def report(args):
                    '%d skipped)' % (lab, 100.0 * v / k['frames'],
                                     100.0 * k['verified'] / k['frames'],
                                     k['skipped']))
+    # Which consumer each client goes through, and whether kunwind
+    # answered it with the switch on (/dev/kunwind/consumers: NAME STATE
+    # CALLS KUNWIND FALLBACK)
+    cons = {}
+    data = got.get('consumers-on', (None,))[0]
+    for line in (data or b'').decode(errors='replace').splitlines():
+        w = line.split()
+        if len(w) == 5 and w[2].isdigit():
+            cons[w[0]] = (w[1], int(w[2]), int(w[3]), int(w[4]))
+    if cons:
+        kt.diag('consumers after the runs with the switch on '
+                '(state calls kunwind fallback):')
+        kt.diag('\n'.join('  %s %s %d %d %d' % ((n,) + v)
+                          for n, v in sorted(cons.items())))
     if args.arch == 'arm64':
         for c in CLIENTS:
             off, on = counts.get(c + '-off'), counts.get(c + '-on')
             if off is None or on is None:
+                continue
+            via = 'stack_trace_save_tsk' if c == 'stack' else \
+                'perf_callchain_kernel'
+            st = cons.get(via)
+            if st is None or st[0] != 'on' or not st[2]:
+                kt.res(True, '%s: switch on skips fewer callers than off'
+                       % LABEL[c], skip='kunwind did not answer %s with '
+                       'the switch on (%s)' % (via, 'state %s, %d calls, '
+                       '%d by kunwind' % st[:3] if st else 'not listed'))
                 continue
             lab = '%s: switch on skips fewer callers than off (on %d of %d ' \
                 'frames, off %d of %d)' % (LABEL[c], on['skipped'],
@@ -312,10 +337,11 @@ def bzimage_vmlinux(img):
     setup_sects = img[0x1f1] or 4
     off, length = struct.unpack_from('<II', img, 0x248)
     payload = img[(setup_sects + 1) * 512 + off:][:length]
+    # (the build appends the uncompressed size after the stream)
     if payload[:2] == b'\x1f\x8b':
-        return gzip.decompress(payload)
+        return zlib.decompressobj(31).decompress(payload)
     if payload[:6] == b'\xfd7zXZ\x00':
-        return lzma.decompress(payload)
+        return lzma.LZMADecompressor().decompress(payload)
     for magic, tool in ((b'\x28\xb5\x2f\xfd', 'zstd'), (b'\x02\x21\x4c\x18', 'lz4'),
                         (b'BZh', 'bzip2'), (b'\x5d\x00\x00', 'lzma')):
         if payload.startswith(magic):
@@ -363,8 +389,10 @@ def image(args):
                          args.image)
     n = 0
     for i, (name, s) in enumerate(secs):
-        # allocated, executable, NOBITS: a code section the trim emptied
-        if s[1] != 8 or (s[2] & 6) != 6 or not s[5]:
+        # NOBITS, allocated, executable (code the trim emptied), or the
+        # alternatives' table (x86: framecheck.py reads it)
+        if s[1] != 8 or not s[5] or not (
+                (s[2] & 6) == 6 or name == '.altinstructions'):
             continue
         body = code(name, s)
         while len(d) % 16:

@@ -15,7 +15,8 @@
 # NAME: perf-off, perf-on, kprobe-off, kprobe-on, profile-off, profile-on,
 # stack-off, stack-on; "modules" (/proc/modules, each module's .text) for
 # the host to place module frames; ftrace-off, ftrace-on (ftrace's
-# enabled_functions: the functions the switch redirects, flag I).
+# enabled_functions: the functions the switch redirects, flag I);
+# consumers-off, consumers-on (/dev/kunwind/consumers after the runs).
 #
 # /etc/kuw-clients.conf (scripts/check-clients.sh): KUW_CLIENTS_SECONDS
 # (each recording), KUW_CLIENTS_HZ (sampling frequency), KUW_CLIENTS_KPROBE
@@ -87,18 +88,21 @@ else
 fi
 
 # Kernel-heavy work on both vCPUs: small reads and writes, sysfs walks,
-# /proc/PID/stack (a stack walk itself), pipes; each a loop until stopped.
+# /proc/PID/stack (a stack walk itself), pipes; each a loop until
+# stopped, at the lowest priority: the clients (perf reading kallsyms,
+# bpftrace compiling its program) get the CPUs when they want them, the
+# loops every cycle left.
 load_start() {
 	: >$T/load.pids
-	for i in 1 2; do
-		(while :; do dd if=/dev/zero of=/dev/null bs=64 count=20000 2>/dev/null; done) &
+	for _ in 1 2; do
+		nice -n 19 sh -c 'while :; do dd if=/dev/zero of=/dev/null bs=64 count=20000 2>/dev/null; done' &
 		echo $! >>$T/load.pids
 	done
-	(while :; do find /sys >/dev/null 2>&1; done) &
+	nice -n 19 sh -c 'while :; do find /sys >/dev/null 2>&1; done' &
 	echo $! >>$T/load.pids
-	(while :; do cat /proc/[0-9]*/stack >/dev/null 2>&1; done) &
+	nice -n 19 sh -c 'while :; do cat /proc/[0-9]*/stack >/dev/null 2>&1; done' &
 	echo $! >>$T/load.pids
-	(while :; do dd if=/dev/zero bs=512 count=4000 2>/dev/null | cat >/dev/null; done) &
+	nice -n 19 sh -c 'while :; do dd if=/dev/zero bs=512 count=4000 2>/dev/null | cat >/dev/null; done' &
 	echo $! >>$T/load.pids
 }
 load_stop() {
@@ -181,6 +185,9 @@ for sw in off on; do
 	done >$T/stack-$sw.txt
 	ok "/proc/PID/stack, switch $sw ($(grep -c '^#' $T/stack-$sw.txt) tasks)"
 	block stack-$sw $T/stack-$sw.txt
+	# the consumers' counters after the runs (the host reads which ones
+	# kunwind answered)
+	block consumers-$sw $F
 done
 switch off
 diag <$F

@@ -485,7 +485,10 @@ def classify_a64(text):
 class Code:
     """Functions' instructions, from objdump over their bytes: one run
     for every function asked for at once (the bytes laid end to end,
-    separated by padding that puts the decoder back in step)."""
+    separated by padding that puts the decoder back in step).  -z: zeros
+    are instructions too (objdump -D otherwise prints "..." for them, and
+    the instruction before would seem to end after them: a noreturn call
+    at a function's end, followed by its alignment)."""
 
     def __init__(self, image):
         self.image = image
@@ -522,8 +525,9 @@ class Code:
             t.flush()
             try:
                 out = subprocess.run(
-                    [self.objdump, '-D', '-b', 'binary', '-m', self.arch,
-                     '--no-show-raw-insn', t.name], capture_output=True,
+                    [self.objdump, '-D', '-z', '-b', 'binary', '-m',
+                     self.arch, '--no-show-raw-insn', t.name],
+                    capture_output=True,
                     text=True, check=True).stdout
             except (OSError, subprocess.CalledProcessError) as e:
                 raise Error('%s: %s' % (self.objdump, e))
@@ -545,6 +549,8 @@ class Code:
             while i < len(lines) and lines[i][0] < start + size:
                 off, text = lines[i]
                 end = lines[i + 1][0] if i + 1 < len(lines) else off + 4
+                if self.align:      # arm64: every instruction 4 bytes
+                    end = min(end, off + 4)
                 kind, tgt = self.classify(text)
                 a = f.start + off - start
                 name = None

@@ -32,7 +32,8 @@
 # Volume: KUNWIND_CLIENTS_SECONDS a recording (default 3; 12 under
 # KUNWIND_MATRIX=1), KUNWIND_CLIENTS_HZ (default 250; 1000 under
 # KUNWIND_MATRIX=1, where a cell checks 10^5 frames and more),
-# KUNWIND_CLIENTS_KPROBE (default vfs_read).
+# KUNWIND_CLIENTS_KPROBE (the functions bpftrace probes at their entry,
+# default "vfs_read kfree").
 # From scripts/check.sh: KUW_CLIENTS_KDIR and KUW_CLIENTS_SRC (a tree
 # where kunwind.ko is built against it) reuse the cell's build.
 # Last line: "N passed, N failed[, N skipped]".
@@ -126,7 +127,7 @@ stamp "kunwind.ko: $SRC/kunwind.ko"
 {
 	echo "KUW_CLIENTS_SECONDS=$sec"
 	echo "KUW_CLIENTS_HZ=$hz"
-	echo "KUW_CLIENTS_KPROBE=${KUNWIND_CLIENTS_KPROBE:-vfs_read}"
+	echo "KUW_CLIENTS_KPROBE='${KUNWIND_CLIENTS_KPROBE:-vfs_read kfree}'"
 } >"$WORK/clients.conf"
 files+=("/lib/kunwind/kunwind.ko=$SRC/kunwind.ko" "/etc/kuw-clients.conf=$WORK/clients.conf")
 # perf's stand-in eventfd for a kernel without one (scripts/clients/eventfd.c)

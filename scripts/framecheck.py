@@ -62,7 +62,15 @@ ET_REL = 1
 
 # Calls through these are indirect in effect: retpoline and call-depth
 # thunks, static call trampolines, ftrace's patched call sites.
-THUNK = re.compile(r'^(__x86_indirect_|__SCT__|__fentry__$|_mcount$)')
+# ftrace_stub: the call at ftrace's ftrace_call label, patched to the
+# ops' function while ftrace runs.
+THUNK = re.compile(r'^(__x86_indirect_|__SCT__|__fentry__$|_mcount$|'
+                   r'ftrace_stub$)')
+# arm64 functions ftrace's patched entry calls (-fpatchable-function-entry:
+# the entry's NOPs become "mov x9, x30; bl ftrace_caller" while ftrace
+# traces the function; with CALL_OPS a bl to a per-ops trampoline).
+A64_FTRACE_ENTRY = re.compile(r'^(ftrace_caller|ftrace_regs_caller|'
+                              r'ftrace_common)$')
 # Exception entry code by name (the section markers come first).
 ENTRY_NAME = {
     EM_X86_64: re.compile(r'^(asm_|entry_SYSCALL|entry_INT80|entry_SYSENTER|'
@@ -471,6 +479,8 @@ def classify_a64(text):
         return ('call', int(h.group(1), 16)) if h else ('icall', None)
     if m in A64_ICALL:
         return 'icall', None
+    if m == 'nop':
+        return 'nop', None
     if m == 'b':
         h = HEX.match(last)
         return ('jmp', int(h.group(1), 16)) if h else ('ijmp', None)
@@ -696,7 +706,7 @@ class Checker:
                 % sym(f, i[0])
             r = ('wrong', 'not an instruction boundary%s' % where, None)
         else:
-            r = self._after(insn, below, sched_first)
+            r = self._after(insn, below, sched_first, f)
         if r[0] in ('verified', 'tail'):
             return r
         # The kernel may have patched an alternative over the site: the
@@ -706,15 +716,22 @@ class Checker:
             i = self.code.insn_before(alt, raddr)
             if i is None:
                 continue
-            a = self._after(i, below, sched_first)
+            a = self._after(i, below, sched_first, None)
             if RANK[a[0]] < RANK[r[0]]:
                 r = (a[0], a[1] + ' (alternative at %s)' % sym(f, site),
                      a[2])
         return r
 
-    def _after(self, insn, below, sched_first):
-        """Class of a return address right after the instruction insn."""
-        _, _, kind, tgt, name = insn
+    def _after(self, insn, below, sched_first, f):
+        """Class of a return address right after the instruction insn (of
+        function f, when known)."""
+        a, _, kind, tgt, name = insn
+        if kind == 'nop' and f is not None and below is not None and \
+                a - f.start in (0, 4) and \
+                A64_FTRACE_ENTRY.match(below.name):
+            return 'verified', 'ftrace\'s call at the entry of %s (its ' \
+                'NOPs patched while traced), into %s' % (f.name,
+                                                         below.name), None
         if kind == 'icall':
             return 'indirect', 'indirect call', None
         if kind != 'call':

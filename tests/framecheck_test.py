@@ -327,6 +327,63 @@ def arm64_corrupted_chains_are_flagged():
     check_corrupt('arm64')
 
 
+FTRACE_PROG = r'''
+/* arm64 ftrace as the kernel patches it: a traced function's entry NOPs
+ * (-fpatchable-function-entry=2) become "mov x9, x30; bl ftrace_caller",
+ * ftrace_call's "bl ftrace_stub" calls the ops' function (handler). */
+__asm__(".text\n"
+	".globl ftrace_stub\n.type ftrace_stub, %function\nftrace_stub:\n"
+	"\tret\n.size ftrace_stub, .-ftrace_stub\n"
+	".globl ftrace_caller\n.type ftrace_caller, %function\nftrace_caller:\n"
+	"\tnop\n\tbl ftrace_stub\n\tnop\n\tret\n"
+	".size ftrace_caller, .-ftrace_caller\n"
+	".globl handler\n.type handler, %function\nhandler:\n"
+	"\tnop\n\tret\n.size handler, .-handler\n"
+	".globl other\n.type other, %function\nother:\n"
+	"\tnop\n\tret\n.size other, .-other\n"
+	".globl traced\n.type traced, %function\ntraced:\n"
+	"\tnop\n\tnop\n\tnop\n\tnop\n\tret\n.size traced, .-traced\n"
+	".globl main\n.type main, %function\nmain:\n"
+	"\tnop\n\tbl traced\n\tnop\n\tret\n.size main, .-main\n");
+'''
+
+
+@test
+def arm64_ftrace_patched_entry():
+    """While ftrace traces a function, its entry NOPs call ftrace_caller:
+    the return address after the second NOP, with ftrace's entry code
+    below, is verified (with any other function below, or after a later
+    NOP, not after a call); ftrace_call's call of ftrace_stub reaches the
+    ops' function: indirect."""
+    a = ARCHES['arm64']
+    if not shutil.which(a['cc']) or not shutil.which(a['objdump']):
+        raise Skip('%s not installed' % a['cc'])
+    d = tempfile.mkdtemp(prefix='framecheck-test.')
+    src, exe = os.path.join(d, 'ftrace.c'), os.path.join(d, 'ftrace')
+    with open(src, 'w') as f:
+        f.write(FTRACE_PROG)
+    subprocess.run([a['cc'], '-nostdlib', '-static', '-no-pie',
+                    '-Wl,-e,main', '-o', exe, src], check=True)
+    fn = listing(a['objdump'], exe)
+    start = {n: ins[0][0] for n, ins in fn.items() if not n.endswith('@sec')}
+    call_stub = sites(fn, 'ftrace_caller', 'ftrace_stub', 'bl')[0]
+    main_traced = sites(fn, 'main', 'traced', 'bl')[0]
+    entry = start['traced'] + 8          # after the second NOP
+
+    def cls(addrs, rc=None):
+        _, res = fc(exe, ''.join('%x\n' % x for x in addrs), rc=rc)
+        return classes(res)[0]
+    assert cls([start['ftrace_caller'], entry, main_traced], rc=0) == \
+        ['pc', 'verified', 'verified']
+    assert cls([start['handler'], call_stub, entry, main_traced], rc=0) == \
+        ['pc', 'indirect', 'verified', 'verified']
+    assert cls([start['other'], entry, main_traced], rc=1) == \
+        ['pc', 'wrong', 'verified']
+    assert cls([start['ftrace_caller'], entry + 4, main_traced], rc=1) == \
+        ['pc', 'wrong', 'verified']
+    shutil.rmtree(d)
+
+
 @test
 def x86_64_module_object_with_relocations():
     """The program's relocatable object as a module at a kernel address:

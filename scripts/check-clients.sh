@@ -102,7 +102,8 @@ stock)
 	# The trimmed -dbg vmlinux keeps symbols, not code: the code is the
 	# image's that booted, put back into its sections once.
 	VMLINUX="$CACHE/clients/vmlinux-$kver"
-	if [ ! -s "$VMLINUX" ] || [ "$VMLINUX" -ot "$dv" ]; then
+	if [ ! -s "$VMLINUX" ] || [ "$VMLINUX" -ot "$dv" ] ||
+	   [ "$VMLINUX" -ot "$REPO/scripts/clients_report.py" ]; then
 		python3 "$REPO/scripts/clients_report.py" image "$dv" "$IMAGE" "$VMLINUX.tmp" ||
 			die "the stock kernel's code could not be put into $dv"
 		mv -f "$VMLINUX.tmp" "$VMLINUX"

@@ -278,6 +278,7 @@ class Image:
                 self.entry.append((s.base, s.base + s.size))
         self.entry_name = ENTRY_NAME[self.machine]
         self.alts, self.alt_sites, self.alt_func = self._read_alts()
+        self.pv, self.pv_sites = self._read_paravirt()
         self.vm_range = (min(a for a, _, o in self.texts if o is self.objs[0]),
                          max(b for _, b, o in self.texts
                              if o is self.objs[0]))
@@ -323,6 +324,34 @@ class Image:
                 f.rank, f.dend, f.insns, f.ends = (0, 0), hi, None, None
                 return alts, sorted(alts), f
         return {}, [], None
+
+    def _read_paravirt(self):
+        """x86 paravirt call sites (.parainstructions, up to 6.7: u64
+        site, u8 type, u8 length, padded to 16 bytes): an indirect call
+        through pv_ops that the kernel patches at boot into a direct call
+        of the native function (5 bytes, then NOPs).  {site: length} and
+        the sorted sites; nothing when an entry does not check out."""
+        if self.machine != EM_X86_64:
+            return {}, []
+        sec = {s.name: s for s in self.vm.sections}.get('.parainstructions')
+        if sec is None or sec.type == SHT_NOBITS or sec.size % 16:
+            return {}, []
+        body = self.vm.bytes_at(sec, 0, sec.size)
+        pv = {}
+        for o in range(0, sec.size, 16):
+            site, = struct.unpack_from(self.vm.E + 'Q', body, o)
+            n = body[o + 9]
+            if not (self.in_text(site) and 5 <= n <= 16):
+                return {}, []
+            pv[site] = n
+        return pv, sorted(pv)
+
+    def pv_at(self, addr):
+        """The paravirt site whose patched direct call returns to addr."""
+        i = bisect.bisect_right(self.pv_sites, addr - 1) - 1
+        if i >= 0 and self.pv_sites[i] + 5 == addr:
+            return self.pv_sites[i]
+        return None
 
     def alts_at(self, addr):
         """Replacements of the alternative site that holds the byte before
@@ -464,6 +493,8 @@ def classify_x86(text):
     if m[0] == 'j':
         h = HEX.match(ops)
         return ('cjmp', int(h.group(1), 16)) if h else ('other', None)
+    if m in ('lret', 'lretq'):
+        return 'lret', None
     return 'other', None
 
 
@@ -709,6 +740,10 @@ class Checker:
             r = self._after(insn, below, sched_first, f)
         if r[0] in ('verified', 'tail'):
             return r
+        site = self.img.pv_at(addr) if self.img.pv_sites else None
+        if site is not None:
+            return ('indirect', 'paravirt call site at %s, patched to a '
+                    'direct call at boot' % sym(f, site), None)
         # The kernel may have patched an alternative over the site: the
         # instruction before addr is then one of its replacements'.
         alt = self.img.alt_func
@@ -726,6 +761,12 @@ class Checker:
         """Class of a return address right after the instruction insn (of
         function f, when known)."""
         a, _, kind, tgt, name = insn
+        if kind == 'lret' and f is not None and \
+                f.name.startswith('secondary_startup_64'):
+            # head_64.S pushes .Lafter_lret "for the unwinder" and
+            # enters the kernel with lretq: the boot stack's last word
+            return 'boundary', 'the boot stack\'s end (the return address ' \
+                'head_64.S pushes for unwinders before its lretq)', None
         if kind == 'nop' and f is not None and below is not None and \
                 a - f.start in (0, 4) and \
                 A64_FTRACE_ENTRY.match(below.name):

@@ -29,9 +29,10 @@
 #     way, on x86_64 nearly every frame verified both ways, on arm64 fewer
 #     callers skipped with the switch on than off.
 #
-# Volume: KUNWIND_CLIENTS_SECONDS a recording (default 3; 12 under
-# KUNWIND_MATRIX=1), KUNWIND_CLIENTS_HZ (default 250; 1000 under
-# KUNWIND_MATRIX=1, where a cell checks 10^5 frames and more),
+# Volume: KUNWIND_CLIENTS_SECONDS a recording (default 3; 60 under
+# KUNWIND_MATRIX=1, where a cell checks 10^5 frames and more: the test
+# kernels' timers tick at 100 Hz, which caps cpu-clock samples there),
+# KUNWIND_CLIENTS_HZ (default 250),
 # KUNWIND_CLIENTS_KPROBE (the functions bpftrace probes at their entry,
 # default "vfs_read kfree").
 # From scripts/check.sh: KUW_CLIENTS_KDIR and KUW_CLIENTS_SRC (a tree
@@ -53,7 +54,7 @@ stamp() { log "[$(( $(date +%s) - t0 ))s] $*"; }
 kernel=${KERNEL:-test}
 case $kernel in test | stock) ;; *) die "KERNEL=$kernel: test or stock" ;; esac
 if [ "${KUNWIND_MATRIX:-0}" = 1 ]; then
-	sec=${KUNWIND_CLIENTS_SECONDS:-12} hz=${KUNWIND_CLIENTS_HZ:-1000}
+	sec=${KUNWIND_CLIENTS_SECONDS:-60} hz=${KUNWIND_CLIENTS_HZ:-250}
 else
 	sec=${KUNWIND_CLIENTS_SECONDS:-3} hz=${KUNWIND_CLIENTS_HZ:-250}
 fi

@@ -31,7 +31,8 @@
 #
 # Volume: KUNWIND_CLIENTS_SECONDS a recording (default 3; 60 under
 # KUNWIND_MATRIX=1, where a cell checks 10^5 frames and more: the test
-# kernels' timers tick at 100 Hz, which caps cpu-clock samples there),
+# kernels have no high-resolution timers, and cpu-clock gave about 120
+# samples a second a CPU there whatever -F asks),
 # KUNWIND_CLIENTS_HZ (default 250),
 # KUNWIND_CLIENTS_KPROBE (the functions bpftrace probes at their entry,
 # default "vfs_read kfree").

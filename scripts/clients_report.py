@@ -12,7 +12,7 @@ begin NAME", base64 of a gzip stream, "end NAME BYTES MD5") are decoded
 into DIR/NAME.txt, checked against their size and MD5; each module KO
 (kunwind.ko) is placed at the .text address the guest read in sysfs; then
 framecheck.py --nokaslr judges every frame of every output (the guest
-booted nokaslr).  The table: client, switch, chains (perf samples with a
+booted nokaslr), following tail calls 6 deep.  The table: client, switch, chains (perf samples with a
 kernel chain, bpftrace's distinct stacks, tasks with a stack), frames
 checked, and each class.  Results (KTAP, FILE): each output came back
 whole; each has chains; no frame is "not after a call" with the switch
@@ -144,8 +144,10 @@ class Ktap:
 
 
 def framecheck(args, inputs, extra):
-    cmd = [sys.executable, FRAMECHECK, '-k', args.vmlinux, '--nokaslr'] + \
-        extra + inputs
+    # --hops 6: 7.3's slab frees reach _raw_spin_unlock_irqrestore
+    # through 4 to 5 tail calls (putname -> kmem_cache_free -> ...)
+    cmd = [sys.executable, FRAMECHECK, '-k', args.vmlinux, '--nokaslr',
+           '--hops', '6'] + extra + inputs
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode not in (0, 1):
         raise RuntimeError('framecheck: %s' % p.stderr.strip())

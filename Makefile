@@ -15,6 +15,9 @@
 #   make check-reliable kunwind's reliable walks of preempted tasks against the
 #                       kernel's, one preempt=full boot (RELEASE=7.3 ARCH=arm64
 #                       by default; KERNEL=test|stock)
+#   make check-clients  Debian's perf and bpftrace in a guest, every kernel
+#                       frame they print checked against the machine code
+#                       (RELEASE=6.1|6.12|7.3, ARCH=x86_64|arm64, KERNEL=test|stock)
 #   make check-headers  kunwind.ko against Debian's stock header packages
 #                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
 #   make check-deb      the Debian packages (dpkg-buildpackage, lintian),
@@ -51,7 +54,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
-	check-arm64 check-matrix check-headers check-reliable lint install-loader \
+	check-arm64 check-matrix check-headers check-reliable check-clients lint install-loader \
 	check-deb stack-usage check-ibt
 
 all module:
@@ -148,6 +151,13 @@ check-ibt:
 check-reliable:
 	@ARCH=$(or $(ARCH),arm64) RELEASE=$(or $(RELEASE),7.3) KERNEL=$(or $(KERNEL),test) \
 		scripts/check-reliable.sh
+
+# Debian's perf and bpftrace in a guest, consumers switch off and on, every
+# frame checked by scripts/framecheck.py; RELEASE (default 6.1), ARCH
+# (default x86_64), KERNEL=test (default) or stock
+check-clients:
+	@ARCH=$(or $(ARCH),x86_64) RELEASE=$(or $(RELEASE),6.1) KERNEL=$(or $(KERNEL),test) \
+		scripts/check-clients.sh
 
 # RELEASE=6.12|7.3, ARCH=arm64: against that test kernel's tree
 lint:

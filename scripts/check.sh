@@ -30,8 +30,15 @@
 # 12. make check-deb (scripts/check-deb.sh): the Debian packages built,
 #     linted, installed into Debian 12 and 13 roots, DKMS-signed with the
 #     test MOK key (base profile only; KUNWIND_DEB=0 skips it)
+# 13. make check-clients (scripts/check-clients.sh): Debian's own perf
+#     in a guest of the cell's test kernel (x86_64 and arm64), consumers
+#     switch off and on, every kernel frame it prints checked against the
+#     machine code (scripts/framecheck.py); a few seconds of samples, more
+#     under check-matrix (KUNWIND_MATRIX=1: 10^5 frames a cell and more);
+#     KUNWIND_CLIENTS=0 skips it.  On the stock kernels too, with bpftrace
+#     (KUNWIND_CLIENTS_STOCK=1; the default under check-matrix)
 #
-# Steps 1-12 are the cells of release 6.1 (x86_64: 1-8, 11 and 12,
+# Steps 1-13 are the cells of release 6.1 (x86_64: 1-8, 11 and 12,
 # arm64: 9-10).  Every cell also boots its lockdown guests
 # (scripts/init/lockdown.sh: lockdown=integrity and =confidentiality).
 # The test matrix is release (6.1, 6.12, 7.3) x arch (x86_64, arm64); a
@@ -139,11 +146,25 @@ if [ -z "${KUW_CELL:-}" ]; then
 				KUW_CELL=$c KUW_RELEASE=$rel "$0" 2>&1 | tee "$out"
 			else
 				KUW_RELEASE=$rel "$REPO/scripts/check-arm64.sh" 2>&1 | tee "$out"
+				# real clients on the arm64 test kernel (make
+				# check-clients ARCH=arm64; KUNWIND_CLIENTS=0 skips)
+				if [ "${KUNWIND_CLIENTS:-1}" = 1 ] && [ "$KCONFIG" = base ]; then
+					stamp "cell $c: real clients, Debian's perf on the arm64 test kernel (KUNWIND_CLIENTS=0 skips)"
+					env ARCH=arm64 RELEASE="$rel" KERNEL=test \
+						"$REPO/scripts/check-clients.sh" 2>&1 | tee "$out.clients"
+				fi
 				if [ "${KUNWIND_STOCK:-1}" = 1 ] && [ "${KUNWIND_STOCK_ARM64:-1}" = 1 ] &&
 				   [ "$KCONFIG" = base ]; then
 					stamp "cell $c: Debian's stock $rel arm64 kernel, make check-stock RELEASE=$rel ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
 					env ARCH=arm64 KUW_RELEASE="$rel" "$REPO/scripts/check-stock.sh" 2>&1 | tee "$out.stock"
 					cat "$out.stock" >>"$out"
+					if [ "${KUNWIND_CLIENTS:-1}" = 1 ] &&
+					   [ "${KUNWIND_CLIENTS_STOCK:-${KUNWIND_MATRIX:-0}}" = 1 ]; then
+						stamp "cell $c: real clients on the stock arm64 kernel (KUNWIND_CLIENTS_STOCK=0 skips)"
+						env ARCH=arm64 RELEASE="$rel" KERNEL=stock \
+							"$REPO/scripts/check-clients.sh" 2>&1 |
+							tee "$out.clients-stock"
+					fi
 				fi
 			fi
 			set -e
@@ -152,13 +173,16 @@ if [ -z "${KUW_CELL:-}" ]; then
 				cp=$((cp + p)) cf=$((cf + f)) cs=$((cs + ${x:-0}))
 			done < <(
 				if [ "$arch" = x86_64 ]; then tail -n 1 "$out"; else
-					tail -n 1 "$out"; [ ! -f "$out.stock" ] || tail -n 1 "$out.stock"; fi |
+					tail -n 1 "$out"; [ ! -f "$out.stock" ] || tail -n 1 "$out.stock"
+					for x in "$out.clients" "$out.clients-stock"; do
+						[ ! -f "$x" ] || tail -n 1 "$x"
+					done; fi |
 				sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p')
 			if ! tail -n 1 "$out" | grep -qE '^[0-9]+ passed, [0-9]+ failed'; then
 				log "cell $c did not finish"
 				cf=$((cf + 1))
 			fi
-			rm -f "$out" "$out.stock"
+			rm -f "$out" "$out.stock" "$out.clients" "$out.clients-stock"
 			tp=$((tp + cp)) tf=$((tf + cf)) ts=$((ts + cs))
 			table+=("$(printf '%-12s %4d passed, %3d failed, %3d skipped  %s' \
 				"$c" "$cp" "$cf" "$cs" "$(kuw_dur $(($(date +%s) - c0)))")")
@@ -384,10 +408,25 @@ subrun() {
 }
 
 if [ "$KCONFIG" = base ]; then
+	# real clients: Debian's perf on the test kernel, every frame checked
+	# (make check-clients; this cell's kernel and kunwind.ko)
+	if [ "${KUNWIND_CLIENTS:-1}" = 1 ]; then
+		stamp "real clients: Debian's perf on the test kernel (scripts/check-clients.sh; KUNWIND_CLIENTS=0 skips)"
+		subrun check-clients env ARCH=x86_64 KERNEL=test KUW_CLIENTS_KDIR="$KDIR" \
+			KUW_CLIENTS_SRC="$WORK/src" "$REPO/scripts/check-clients.sh"
+	fi
 	# the stock-kernel smoke test (make check-stock)
 	if [ "${KUNWIND_STOCK:-1}" = 1 ]; then
 		stamp "Debian's stock $KUW_RELEASE kernel (scripts/check-stock.sh; KUNWIND_STOCK=0 skips)"
 		subrun check-stock env ARCH=x86_64 "$REPO/scripts/check-stock.sh"
+		# its real clients, perf and bpftrace (KUNWIND_CLIENTS_STOCK=1;
+		# on under check-matrix)
+		if [ "${KUNWIND_CLIENTS:-1}" = 1 ] &&
+		   [ "${KUNWIND_CLIENTS_STOCK:-${KUNWIND_MATRIX:-0}}" = 1 ]; then
+			stamp "real clients: Debian's perf and bpftrace on its stock kernel (KUNWIND_CLIENTS_STOCK=0 skips)"
+			subrun check-clients-stock env ARCH=x86_64 KERNEL=stock \
+				"$REPO/scripts/check-clients.sh"
+		fi
 	fi
 	# the fp profile: frame pointers, no ORC (make check runs both);
 	# release 6.1 only

@@ -62,7 +62,15 @@ ET_REL = 1
 
 # Calls through these are indirect in effect: retpoline and call-depth
 # thunks, static call trampolines, ftrace's patched call sites.
-THUNK = re.compile(r'^(__x86_indirect_|__SCT__|__fentry__$|_mcount$)')
+# ftrace_stub: the call at ftrace's ftrace_call label, patched to the
+# ops' function while ftrace runs.
+THUNK = re.compile(r'^(__x86_indirect_|__SCT__|__fentry__$|_mcount$|'
+                   r'ftrace_stub$)')
+# arm64 functions ftrace's patched entry calls (-fpatchable-function-entry:
+# the entry's NOPs become "mov x9, x30; bl ftrace_caller" while ftrace
+# traces the function; with CALL_OPS a bl to a per-ops trampoline).
+A64_FTRACE_ENTRY = re.compile(r'^(ftrace_caller|ftrace_regs_caller|'
+                              r'ftrace_common)$')
 # Exception entry code by name (the section markers come first).
 ENTRY_NAME = {
     EM_X86_64: re.compile(r'^(asm_|entry_SYSCALL|entry_INT80|entry_SYSENTER|'
@@ -77,6 +85,8 @@ ENTRY_MARKS = (('__entry_text_start', '__entry_text_end'),
                ('__irqentry_text_start', '__irqentry_text_end'),
                ('__softirqentry_text_start', '__softirqentry_text_end'))
 MAX_HOPS = 3
+# The better of two judgements of one return address (alternatives).
+RANK = {'verified': 0, 'tail': 1, 'indirect': 2, 'skipped': 3, 'wrong': 4}
 
 
 class Error(Exception):
@@ -267,11 +277,93 @@ class Image:
                                         '.softirqentry.text'):
                 self.entry.append((s.base, s.base + s.size))
         self.entry_name = ENTRY_NAME[self.machine]
+        self.alts, self.alt_sites, self.alt_func = self._read_alts()
+        self.pv, self.pv_sites = self._read_paravirt()
         self.vm_range = (min(a for a, _, o in self.texts if o is self.objs[0]),
                          max(b for _, b, o in self.texts
                              if o is self.objs[0]))
         for o in self.objs[1:]:
             self._read_relocs(o)
+
+    def _read_alts(self):
+        """x86 alternatives of vmlinux (.altinstructions): the code the
+        kernel patches in at boot for the CPU's features, over the
+        instructions the file has.  {site: [(site length, replacement,
+        replacement length)]}, the sorted sites, and the replacements'
+        section as one function to disassemble.  An entry is s32
+        instr_offset, s32 repl_offset (each from its own field), the
+        feature word(s), u8 instrlen, u8 replacementlen: 12 bytes (6.1),
+        14 (6.3 on: cpuid and flags); the size is the one under which
+        every entry lands in text and in the replacements."""
+        if self.machine != EM_X86_64:
+            return {}, [], None
+        secs = {s.name: s for s in self.vm.sections}
+        ai, ar = secs.get('.altinstructions'), secs.get('.altinstr_replacement')
+        if ai is None or ar is None or ai.type == SHT_NOBITS or \
+                ar.type == SHT_NOBITS:
+            return {}, [], None
+        body = self.vm.bytes_at(ai, 0, ai.size)
+        lo, hi = ar.addr, ar.addr + ar.size
+        for size in (12, 14, 16):
+            if ai.size % size:
+                continue
+            alts, good = {}, True
+            for o in range(0, ai.size, size):
+                io, ro = struct.unpack_from(self.vm.E + 'ii', body, o)
+                ilen, rlen = body[o + size - 2], body[o + size - 1]
+                site, repl = ai.addr + o + io, ai.addr + o + 4 + ro
+                if not (self.in_text(site) and
+                        (rlen == 0 or lo <= repl and repl + rlen <= hi)):
+                    good = False
+                    break
+                alts.setdefault(site, []).append((ilen, repl, rlen))
+            if good:
+                f = Func()
+                f.start, f.size, f.name, f.obj, f.sec = \
+                    lo, ar.size, '.altinstr_replacement', self.objs[0], ar
+                f.rank, f.dend, f.insns, f.ends = (0, 0), hi, None, None
+                return alts, sorted(alts), f
+        return {}, [], None
+
+    def _read_paravirt(self):
+        """x86 paravirt call sites (.parainstructions, up to 6.7: u64
+        site, u8 type, u8 length, padded to 16 bytes): an indirect call
+        through pv_ops that the kernel patches at boot into a direct call
+        of the native function (5 bytes, then NOPs).  {site: length} and
+        the sorted sites; nothing when an entry does not check out."""
+        if self.machine != EM_X86_64:
+            return {}, []
+        sec = {s.name: s for s in self.vm.sections}.get('.parainstructions')
+        if sec is None or sec.type == SHT_NOBITS or sec.size % 16:
+            return {}, []
+        body = self.vm.bytes_at(sec, 0, sec.size)
+        pv = {}
+        for o in range(0, sec.size, 16):
+            site, = struct.unpack_from(self.vm.E + 'Q', body, o)
+            n = body[o + 9]
+            if not (self.in_text(site) and 5 <= n <= 16):
+                return {}, []
+            pv[site] = n
+        return pv, sorted(pv)
+
+    def pv_at(self, addr):
+        """The paravirt site whose patched direct call returns to addr."""
+        i = bisect.bisect_right(self.pv_sites, addr - 1) - 1
+        if i >= 0 and self.pv_sites[i] + 5 == addr:
+            return self.pv_sites[i]
+        return None
+
+    def alts_at(self, addr):
+        """Replacements of the alternative site that holds the byte before
+        the return address addr: [(address in the replacement that
+        stands for addr, site)]."""
+        i = bisect.bisect_right(self.alt_sites, addr - 1) - 1
+        out = []
+        for site in self.alt_sites[max(i - 2, 0):i + 1]:
+            for ilen, repl, rlen in self.alts[site]:
+                if site < addr <= site + ilen and addr - site <= rlen:
+                    out.append((repl + addr - site, site))
+        return out
 
     def _read_symbols(self, o):
         secs = o.elf.sections
@@ -401,6 +493,8 @@ def classify_x86(text):
     if m[0] == 'j':
         h = HEX.match(ops)
         return ('cjmp', int(h.group(1), 16)) if h else ('other', None)
+    if m in ('lret', 'lretq'):
+        return 'lret', None
     return 'other', None
 
 
@@ -416,6 +510,8 @@ def classify_a64(text):
         return ('call', int(h.group(1), 16)) if h else ('icall', None)
     if m in A64_ICALL:
         return 'icall', None
+    if m == 'nop':
+        return 'nop', None
     if m == 'b':
         h = HEX.match(last)
         return ('jmp', int(h.group(1), 16)) if h else ('ijmp', None)
@@ -430,7 +526,10 @@ def classify_a64(text):
 class Code:
     """Functions' instructions, from objdump over their bytes: one run
     for every function asked for at once (the bytes laid end to end,
-    separated by padding that puts the decoder back in step)."""
+    separated by padding that puts the decoder back in step).  -z: zeros
+    are instructions too (objdump -D otherwise prints "..." for them, and
+    the instruction before would seem to end after them: a noreturn call
+    at a function's end, followed by its alignment)."""
 
     def __init__(self, image):
         self.image = image
@@ -467,8 +566,9 @@ class Code:
             t.flush()
             try:
                 out = subprocess.run(
-                    [self.objdump, '-D', '-b', 'binary', '-m', self.arch,
-                     '--no-show-raw-insn', t.name], capture_output=True,
+                    [self.objdump, '-D', '-z', '-b', 'binary', '-m',
+                     self.arch, '--no-show-raw-insn', t.name],
+                    capture_output=True,
                     text=True, check=True).stdout
             except (OSError, subprocess.CalledProcessError) as e:
                 raise Error('%s: %s' % (self.objdump, e))
@@ -490,6 +590,8 @@ class Code:
             while i < len(lines) and lines[i][0] < start + size:
                 off, text = lines[i]
                 end = lines[i + 1][0] if i + 1 < len(lines) else off + 4
+                if self.align:      # arm64: every instruction 4 bytes
+                    end = min(end, off + 4)
                 kind, tgt = self.classify(text)
                 a = f.start + off - start
                 name = None
@@ -532,11 +634,25 @@ class Code:
         return None
 
     def exits(self, f):
-        """Where f jumps out of itself: (direct targets, indirect?)."""
+        """Where f jumps out of itself: (direct targets, indirect?); with
+        the jumps of the alternatives patched into it (x86's memset is
+        one: a jump to memset_orig or memset_erms, or nothing)."""
         self.need([f])
         out, indirect = [], False
         lo, hi = f.start, f.dend
-        for a, _, kind, tgt, name in f.insns:
+        insns = list(f.insns)
+        img, alt = self.image, self.image.alt_func
+        if alt is not None and f.obj is img.objs[0]:
+            i = bisect.bisect_left(img.alt_sites, lo)
+            while i < len(img.alt_sites) and img.alt_sites[i] < hi:
+                self.need([alt])
+                for _, repl, rlen in img.alts[img.alt_sites[i]]:
+                    j = bisect.bisect_left(alt.ends, repl + 1)
+                    while j < len(alt.insns) and alt.insns[j][1] <= repl + rlen:
+                        insns.append(alt.insns[j])
+                        j += 1
+                i += 1
+        for a, _, kind, tgt, name in insns:
             if kind == 'ijmp':
                 indirect = True
             elif kind in ('jmp', 'cjmp'):
@@ -552,8 +668,9 @@ class Code:
 
 
 class Checker:
-    def __init__(self, image, hops=MAX_HOPS):
+    def __init__(self, image, hops=MAX_HOPS, redirect=None):
         self.img = image
+        self.redirect = redirect or {}
         self.code = Code(image)
         self.hops = hops
         self.cache = {}
@@ -618,8 +735,44 @@ class Checker:
             i = self.code.insn_at(f, addr)
             where = '' if i is None else ' (inside an instruction at %s)' \
                 % sym(f, i[0])
-            return 'wrong', 'not an instruction boundary%s' % where, None
-        _, _, kind, tgt, name = insn
+            r = ('wrong', 'not an instruction boundary%s' % where, None)
+        else:
+            r = self._after(insn, below, sched_first, f)
+        if r[0] in ('verified', 'tail'):
+            return r
+        site = self.img.pv_at(addr) if self.img.pv_sites else None
+        if site is not None:
+            return ('indirect', 'paravirt call site at %s, patched to a '
+                    'direct call at boot' % sym(f, site), None)
+        # The kernel may have patched an alternative over the site: the
+        # instruction before addr is then one of its replacements'.
+        alt = self.img.alt_func
+        for raddr, site in (self.img.alts_at(addr) if alt else ()):
+            i = self.code.insn_before(alt, raddr)
+            if i is None:
+                continue
+            a = self._after(i, below, sched_first, None)
+            if RANK[a[0]] < RANK[r[0]]:
+                r = (a[0], a[1] + ' (alternative at %s)' % sym(f, site),
+                     a[2])
+        return r
+
+    def _after(self, insn, below, sched_first, f):
+        """Class of a return address right after the instruction insn (of
+        function f, when known)."""
+        a, _, kind, tgt, name = insn
+        if kind == 'lret' and f is not None and \
+                f.name.startswith('secondary_startup_64'):
+            # head_64.S pushes .Lafter_lret "for the unwinder" and
+            # enters the kernel with lretq: the boot stack's last word
+            return 'boundary', 'the boot stack\'s end (the return address ' \
+                'head_64.S pushes for unwinders before its lretq)', None
+        if kind == 'nop' and f is not None and below is not None and \
+                a - f.start in (0, 4) and \
+                A64_FTRACE_ENTRY.match(below.name):
+            return 'verified', 'ftrace\'s call at the entry of %s (its ' \
+                'NOPs patched while traced), into %s' % (f.name,
+                                                         below.name), None
         if kind == 'icall':
             return 'indirect', 'indirect call', None
         if kind != 'call':
@@ -632,6 +785,10 @@ class Checker:
         if sched_first:
             return 'verified', 'call %s (callee not in the chain)' \
                 % tname, tname
+        to = self.redirect.get(tname)
+        if to and below is not None and below.name == to:
+            return 'verified', 'call %s, redirected to %s' % (tname, to), \
+                tname
         if below is not None:
             if t is not None and same(t, below):
                 return 'verified', 'call %s' % tname, tname
@@ -1087,6 +1244,11 @@ def main(argv=None):
                    'default for /proc/PID/stack)')
     p.add_argument('--hops', type=int, default=MAX_HOPS,
                    help='tail calls to follow (default %d)' % MAX_HOPS)
+    p.add_argument('--redirect', action='append', default=[],
+                   metavar='FROM=TO',
+                   help='calls of FROM land in TO (an ftrace ops with '
+                   'IPMODIFY, a livepatch): TO below a call of FROM is '
+                   'verified')
     p.add_argument('--json', action='store_true')
     p.add_argument('--problems', action='store_true',
                    help='print only chains with a skipped, wrong or '
@@ -1100,7 +1262,13 @@ def main(argv=None):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         image = build_image(args)
-        checker = Checker(image, args.hops)
+        redirect = {}
+        for r in args.redirect:
+            a, _, b = r.partition('=')
+            if not a or not b:
+                die('--redirect %s: FROM=TO' % r)
+            redirect[a] = b
+        checker = Checker(image, args.hops, redirect)
         results = []
         for path in args.inputs or ['-']:
             if path == '-':

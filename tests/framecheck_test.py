@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -326,6 +327,63 @@ def arm64_corrupted_chains_are_flagged():
     check_corrupt('arm64')
 
 
+FTRACE_PROG = r'''
+/* arm64 ftrace as the kernel patches it: a traced function's entry NOPs
+ * (-fpatchable-function-entry=2) become "mov x9, x30; bl ftrace_caller",
+ * ftrace_call's "bl ftrace_stub" calls the ops' function (handler). */
+__asm__(".text\n"
+	".globl ftrace_stub\n.type ftrace_stub, %function\nftrace_stub:\n"
+	"\tret\n.size ftrace_stub, .-ftrace_stub\n"
+	".globl ftrace_caller\n.type ftrace_caller, %function\nftrace_caller:\n"
+	"\tnop\n\tbl ftrace_stub\n\tnop\n\tret\n"
+	".size ftrace_caller, .-ftrace_caller\n"
+	".globl handler\n.type handler, %function\nhandler:\n"
+	"\tnop\n\tret\n.size handler, .-handler\n"
+	".globl other\n.type other, %function\nother:\n"
+	"\tnop\n\tret\n.size other, .-other\n"
+	".globl traced\n.type traced, %function\ntraced:\n"
+	"\tnop\n\tnop\n\tnop\n\tnop\n\tret\n.size traced, .-traced\n"
+	".globl main\n.type main, %function\nmain:\n"
+	"\tnop\n\tbl traced\n\tnop\n\tret\n.size main, .-main\n");
+'''
+
+
+@test
+def arm64_ftrace_patched_entry():
+    """While ftrace traces a function, its entry NOPs call ftrace_caller:
+    the return address after the second NOP, with ftrace's entry code
+    below, is verified (with any other function below, or after a later
+    NOP, not after a call); ftrace_call's call of ftrace_stub reaches the
+    ops' function: indirect."""
+    a = ARCHES['arm64']
+    if not shutil.which(a['cc']) or not shutil.which(a['objdump']):
+        raise Skip('%s not installed' % a['cc'])
+    d = tempfile.mkdtemp(prefix='framecheck-test.')
+    src, exe = os.path.join(d, 'ftrace.c'), os.path.join(d, 'ftrace')
+    with open(src, 'w') as f:
+        f.write(FTRACE_PROG)
+    subprocess.run([a['cc'], '-nostdlib', '-static', '-no-pie',
+                    '-Wl,-e,main', '-o', exe, src], check=True)
+    fn = listing(a['objdump'], exe)
+    start = {n: ins[0][0] for n, ins in fn.items() if not n.endswith('@sec')}
+    call_stub = sites(fn, 'ftrace_caller', 'ftrace_stub', 'bl')[0]
+    main_traced = sites(fn, 'main', 'traced', 'bl')[0]
+    entry = start['traced'] + 8          # after the second NOP
+
+    def cls(addrs, rc=None):
+        _, res = fc(exe, ''.join('%x\n' % x for x in addrs), rc=rc)
+        return classes(res)[0]
+    assert cls([start['ftrace_caller'], entry, main_traced], rc=0) == \
+        ['pc', 'verified', 'verified']
+    assert cls([start['handler'], call_stub, entry, main_traced], rc=0) == \
+        ['pc', 'indirect', 'verified', 'verified']
+    assert cls([start['other'], entry, main_traced], rc=1) == \
+        ['pc', 'wrong', 'verified']
+    assert cls([start['ftrace_caller'], entry + 4, main_traced], rc=1) == \
+        ['pc', 'wrong', 'verified']
+    shutil.rmtree(d)
+
+
 @test
 def x86_64_module_object_with_relocations():
     """The program's relocatable object as a module at a kernel address:
@@ -509,6 +567,87 @@ def kernel_interrupt_chain():
     _, res = fc(v, ''.join('%x\n' % a for a in addrs[:2] + addrs[3:]),
                 '--nokaslr', rc=1)
     assert classes(res) == [['pc', 'verified', 'wrong']], res['chains']
+
+
+@test
+def kernel_alternative_call():
+    """A call the kernel patches in at boot: an x86 alternative
+    (.altinstructions, read here on its own: s32 site and replacement
+    offsets, the feature word(s), u8 lengths) whose replacement calls a
+    function the file's code at the site does not.  After the patched
+    call the return address is verified with that callee below; with
+    another function below, skipped."""
+    v, syms, _ = kernel()
+    secs = {}
+    out = subprocess.run(['readelf', '-SW', v], capture_output=True,
+                         text=True, check=True).stdout
+    for ln in out.splitlines():
+        m = re.match(r'^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+'
+                     r'([0-9a-f]+)\s+([0-9a-f]+)', ln)
+        if m:
+            secs[m.group(1)] = tuple(int(x, 16) for x in m.groups()[1:])
+    if '.altinstructions' not in secs or '.altinstr_replacement' not in secs:
+        raise Skip('no alternatives in %s' % v)
+    (aa, ao, asz), (ra, _, rsz) = secs['.altinstructions'], \
+        secs['.altinstr_replacement']
+    with open(v, 'rb') as f:
+        f.seek(ao)
+        body = f.read(asz)
+    # the replacements' calls: end address -> callee
+    lines = [ln for ln in subprocess.run(
+        ['objdump', '-d', '--no-show-raw-insn', '-j', '.altinstr_replacement',
+         v], capture_output=True, text=True, check=True).stdout.splitlines()
+        if re.match(r'^\s*[0-9a-f]+:\t', ln)]
+    calls = {}
+    for i, ln in enumerate(lines[:-1]):
+        m = re.search(r'\tcall\s+[0-9a-f]+ <([\w.]+)>$', ln)
+        if m and not re.match(r'__x86_|__SCT__', m.group(1)):
+            calls[int(lines[i + 1].split(':')[0], 16)] = m.group(1)
+    found = None
+    for size in (12, 14):
+        if asz % size:
+            continue
+        ents = []
+        for o in range(0, asz, size):
+            io, ro = struct.unpack_from('<ii', body, o)
+            ents.append((aa + o + io, aa + o + 4 + ro, body[o + size - 2],
+                         body[o + size - 1]))
+        if not all(ra <= r < ra + rsz for _, r, _, n in ents if n):
+            continue
+        for site, repl, ilen, rlen in ents:
+            for end, callee in calls.items():
+                if repl < end <= repl + rlen and end - repl <= ilen and \
+                        callee in syms and syms[callee] != \
+                        syms.get('vfs_read'):
+                    found = (site + end - repl, callee)
+                    break
+            if found:
+                break
+        break
+    if not found:
+        raise Skip('no alternative that calls a function in %s' % v)
+    ret, callee = found
+    _, res = fc(v, '%x\n%x\n' % (syms[callee], ret), '--nokaslr', rc=0)
+    assert classes(res) == [['pc', 'verified']], res['chains']
+    _, res = fc(v, '%x\n%x\n' % (syms['vfs_read'], ret), '--nokaslr')
+    assert classes(res) == [['pc', 'skipped']], res['chains']
+
+
+@test
+def kernel_redirected_call():
+    """--redirect FROM=TO (an ftrace ops with IPMODIFY): after ksys_read's
+    call of vfs_read, vfs_write below is verified only when vfs_read is
+    redirected to it."""
+    v, syms, funcs = kernel()
+    ks = sites(funcs, 'ksys_read', 'vfs_read', 'call')
+    if not ks or 'vfs_write' not in syms:
+        raise Skip('no ksys_read -> vfs_read call or no vfs_write')
+    text = '%x\n%x\n' % (syms['vfs_write'] + 5, ks[0])
+    _, res = fc(v, text, '--nokaslr')
+    assert classes(res) == [['pc', 'skipped']], res['chains']
+    _, res = fc(v, text, '--nokaslr', '--redirect', 'vfs_read=vfs_write',
+                rc=0)
+    assert classes(res) == [['pc', 'verified']], res['chains']
 
 
 @test

@@ -31,6 +31,11 @@
 #     linted, installed into Debian 12 and 13 roots, DKMS-signed with the
 #     test MOK key (base profile only; KUNWIND_DEB=0 skips it)
 #
+# 13. make check-livepatch (scripts/check-livepatch.sh) where the cell's
+#     test kernel has CONFIG_LIVEPATCH (6.12 and 7.3; arm64: 7.3, from
+#     check-arm64.sh): livepatch with kunwind's reliable hook off and on
+#     (KUNWIND_LIVEPATCH=0 skips)
+#
 # Steps 1-12 are the cells of release 6.1 (x86_64: 1-8, 11 and 12,
 # arm64: 9-10).  Every cell also boots its lockdown guests
 # (scripts/init/lockdown.sh: lockdown=integrity and =confidentiality).
@@ -382,6 +387,15 @@ subrun() {
 	sub_p=$((sub_p + c_p)) sub_f=$((sub_f + c_f)) sub_s=$((sub_s + c_s))
 	stamp "$name: $c_p passed, $c_f failed, $c_s skipped"
 }
+
+# Livepatch, the reliable unwinder's client (make check-livepatch): a
+# preempt=full guest of its own, with this cell's modules, where the test
+# kernel has livepatch (its .config says).
+if [ "${KUNWIND_LIVEPATCH:-1}" = 1 ] && grep -q '^CONFIG_LIVEPATCH=y' "$KDIR/.config"; then
+	stamp "livepatch guest: patches under a load preempted in them, kunwind's reliable hook off and on (scripts/check-livepatch.sh; KUNWIND_LIVEPATCH=0 skips)"
+	subrun check-livepatch env ARCH=x86_64 RELEASE="$KUW_RELEASE" KERNEL=test \
+		KUW_LP_WORK="$WORK" "$REPO/scripts/check-livepatch.sh"
+fi
 
 if [ "$KCONFIG" = base ]; then
 	# the stock-kernel smoke test (make check-stock)

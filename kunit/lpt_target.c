@@ -15,11 +15,22 @@
  * Threads (kthreads "lpt_sleep/I", "lpt_pre/I", "lpt_spin/I"):
  *   sleeper  calls lpt_func(), which works a chunk then sleeps a jiffy
  *            (schedule_timeout) LPT_ROUNDS times: the task sleeps INSIDE
- *            the function; then sleeps as long outside it.
+ *            the function; then sleeps 1 to 8 jiffies outside it (at
+ *            random: livepatch retries on whole seconds, and a period
+ *            that divides HZ would find the task at the same place each
+ *            time).
  *   preempt  calls lpt_func(), which works its chunks without sleeping,
  *            then works as long outside it: it is preempted (timer
- *            interrupt, kernel mode) inside and outside, never sleeps.
+ *            interrupt, kernel mode) inside and outside.
  *   spinner  never calls lpt_func(): works and is preempted elsewhere.
+ * The last two rest a jiffy every LPT_REST_MS (lpt_rest(), outside
+ * lpt_func), the voluntary context switch RCU Tasks waits for: without
+ * it, removing any ftrace_ops (a livepatch's at the end of its unpatching,
+ * the consumers switch's) would wait for as long as they run.  At each of
+ * livepatch's tries (one a second) a task is thus asleep there with a
+ * chance of a jiffy in LPT_REST_MS: the kernel switches it then even
+ * where its unwinder gives up on every task preempted in kernel mode
+ * (arm64), but only after a minute or more.
  * A chunk is ~LPT_CHUNK_US of work, partly in lpt_leaf(), a leaf that
  * saves no frame record (arm64: its caller is found only through x30, as
  * the CFI row at its pc says), partly in the caller's own body.  So a
@@ -56,7 +67,8 @@
 #define LPT_MAX		64		/* threads at most */
 #define LPT_CHUNK_NS	(1000 * NSEC_PER_USEC)
 #define LPT_LEAF_ITERS	2000
-#define LPT_OUT_MS	20		/* a sleeper's sleep outside lpt_func */
+#define LPT_OUT_JIFFIES	8		/* a sleeper's sleep outside, at most */
+#define LPT_REST_MS	250		/* the others' work between rests */
 
 struct lpt_stats lpt_stats;
 EXPORT_SYMBOL_GPL(lpt_stats);
@@ -67,6 +79,13 @@ static DEFINE_MUTEX(lpt_lock);
 static const char * const lpt_kind_name[LPT_KINDS] = {
 	"lpt_sleep", "lpt_pre", "lpt_spin"
 };
+
+/* The thread's own pseudo-random numbers (an LCG; no kernel API needed). */
+static unsigned long lpt_rand(struct lpt_thread *t)
+{
+	t->seed = t->seed * 6364136223846793005UL + 1442695040888963407UL;
+	return t->seed >> 33;
+}
 
 /*
  * A leaf: no call, nothing saved (arm64: no frame record, x30 live).
@@ -175,15 +194,23 @@ static noinline __noclone void lpt_outside(struct lpt_thread *t)
 		lpt_chunk(t, -1);
 }
 
+/* A voluntary context switch, outside lpt_func (see the top). */
+static noinline __noclone void lpt_rest(void)
+{
+	schedule_timeout_interruptible(1);
+}
+
 static int lpt_thread_fn(void *arg)
 {
 	struct lpt_thread *t = arg;
+	unsigned long rest = jiffies + msecs_to_jiffies(LPT_REST_MS);
 
 	while (!kthread_should_stop()) {
 		switch (t->kind) {
 		case LPT_SLEEP:
 			if (!lpt_func(t))
-				schedule_timeout_interruptible(msecs_to_jiffies(LPT_OUT_MS));
+				schedule_timeout_interruptible(1 + lpt_rand(t) %
+							       LPT_OUT_JIFFIES);
 			break;
 		case LPT_PREEMPT:
 			if (!lpt_func(t))
@@ -192,6 +219,10 @@ static int lpt_thread_fn(void *arg)
 		default:
 			lpt_outside(t);
 			break;
+		}
+		if (t->kind != LPT_SLEEP && time_after(jiffies, rest)) {
+			lpt_rest();
+			rest = jiffies + msecs_to_jiffies(LPT_REST_MS);
 		}
 	}
 	return 0;

@@ -28,8 +28,9 @@
 # LIVEPATCH_STALL (seconds before a transition counts as stalled,
 # default 20), LIVEPATCH_HOOKS (default "off on").
 # Results: the guest's KTAP, parsed by scripts/ktap.py, then a table
-# (kernel, hook, patch, direction, transition time, tasks waited on,
-# violations); last line "N passed, N failed[, N skipped]".
+# (kernel, hook, patch, direction, transition time, tasks waited on, the
+# reliable walks kunwind answered and left to the kernel, violations);
+# last line "N passed, N failed[, N skipped]".
 case ${ARCH:-x86_64} in
 x86 | x86_64 | amd64) KUW_ARCH=x86_64 da=amd64 ;;
 arm64 | aarch64) KUW_ARCH=arm64 da=arm64 ;;
@@ -143,7 +144,7 @@ log "log: $CACHE/logs/${L##*/}"
 sed -n 's/^.*kuw-guest: *# \(lpt_patch .*\|livepatch_sample: .*\|lpt_patch: .*\)$/# \1/p' "$L" || true
 # The table: one row per transition.
 {
-	printf 'kernel|hook|patch|direction|transition|tasks waited on (after the first pass; last)|violations\n'
+	printf 'kernel|hook|patch|direction|transition|tasks waited on (after the first pass; last)|reliable walks|violations\n'
 	sed -n 's/^.*kuw-guest: *# lp-row: [^|]*|//p' "$L" | sed "s/^/$label|/"
 } | awk -F'|' '
 	{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } n = NR; nf = NF }

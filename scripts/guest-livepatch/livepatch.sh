@@ -38,6 +38,7 @@
 # violation at all.  With the hook off a stall is measured, not failed;
 # with it on, a stall fails.  Lines "# lp-row: ..." are the table the
 # host prints (kernel, hook, patch, direction, time, tasks waited on,
+# the reliable walks kunwind answered and left to the kernel meanwhile,
 # violations).
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
@@ -93,7 +94,8 @@ pending() {
 # names PID...: their comm, space-separated
 names() {
 	for p in "$@"; do
-		c=$(cat /proc/"$p"/comm 2>/dev/null) && printf '%s ' "$c"
+		# (read, not cat: no process per task while polling)
+		read -r c 2>/dev/null </proc/"$p"/comm && printf '%s ' "$c"
 	done
 }
 
@@ -143,7 +145,11 @@ wait_transition() {
 			w_stalled=1
 			w_time=$(secs $((t - t0)))
 			w_last=$w_names
-			diag "$lp: stalled after ${w_time}s on $#: $w_names; stopping the load"
+			if [ $# = 0 ]; then
+				diag "$lp: stalled after ${w_time}s, every task of /proc switched (left: idle tasks, or the transition's end: RCU Tasks); stopping the load"
+			else
+				diag "$lp: stalled after ${w_time}s on $#: $w_names; stopping the load"
+			fi
 			load_stop
 			t1=$(now)
 			while [ "$(cat $LP/"$lp"/transition 2>/dev/null || echo 0)" = 1 ] &&
@@ -159,6 +165,22 @@ wait_transition() {
 	w_last=$w_names
 }
 
+# rel: "CALLS KUNWIND FALLBACK" of the consumer stack_trace_save_tsk_reliable
+rel() {
+	awk '$1 == "stack_trace_save_tsk_reliable" { print $3, $4, $5; f = 1 }
+		END { if (!f) print "0 0 0" }' $C 2>/dev/null
+}
+# walks: the reliable walks kunwind answered and left to the kernel since
+# "rel0=$(rel)" (hook on), "-" with the hook off
+walks() {
+	if [ "$hook" = on ]; then
+		# shellcheck disable=SC2086,SC2046 # six numbers
+		set -- $rel0 $(rel)
+		echo "$(($5 - $2)) kunwind, $(($6 - $3)) kernel"
+	else
+		echo -
+	fi
+}
 # row HOOK PATCH DIRECTION VIOLATIONS
 row() {
 	if [ $w_stalled = 1 ]; then
@@ -166,7 +188,7 @@ row() {
 	else
 		tm="${w_time}s"
 	fi
-	diag "lp-row: $kernel|$1|$2|$3|$tm|$w_first${w_last:+ (last: $w_last)}|$4"
+	diag "lp-row: $kernel|$1|$2|$3|$tm|$w_first${w_last:+ (last: $w_last)}|$(walks)|$4"
 }
 
 # ---- the load ----
@@ -214,6 +236,7 @@ for hook in $HOOKS; do
 	# lpt_patch: patch
 	load_start
 	sleep 1
+	rel0=$(rel)
 	t0=$(now)
 	if ! insmod "$M/kunit/lpt_patch.ko"; then
 		notok "hook $hook: lpt_patch enabled"
@@ -239,6 +262,7 @@ for hook in $HOOKS; do
 		load_start
 		sleep 1
 		v1=$(viol)
+		rel0=$(rel)
 		t0=$(now)
 		echo 0 >$LP/lpt_patch/enabled
 		wait_transition lpt_patch 1
@@ -269,6 +293,7 @@ for hook in $HOOKS; do
 	if [ ! -f "$SAMPLE" ]; then
 		skip "hook $hook: livepatch-sample patched and unpatched" "no samples/livepatch/livepatch-sample.ko"
 	else
+		rel0=$(rel)
 		t0=$(now)
 		sr=
 		if insmod "$SAMPLE"; then
@@ -278,6 +303,7 @@ for hook in $HOOKS; do
 			grep -q "this has been live patched" /proc/cmdline || sr="/proc/cmdline not patched"
 			load_start
 			sleep 1
+			rel0=$(rel)
 			t0=$(now)
 			echo 0 >$LP/livepatch_sample/enabled
 			wait_transition livepatch_sample 1
@@ -330,7 +356,17 @@ else
 	notok "tasks were preempted and slept inside the patched functions (old: preempted ${pre:-?}, slept ${slept:-?}; new: preempted ${npre:-?})"
 fi
 case " $HOOKS " in
-*" off "*" on "*)
+*" off "*)
+	case " $HOOKS " in
+	*" on "*) ;;
+	*) HOOKS=none ;;
+	esac
+	;;
+*) HOOKS=none ;;
+esac
+case $HOOKS in
+none) skip "kunwind ends the transitions the kernel alone does not end" "not both hooks" ;;
+*)
 	if [ $stalled_off = 0 ]; then
 		skip "kunwind ends the transitions the kernel alone does not end" "the kernel alone ended every transition"
 	elif [ $stalled_on = 0 ] && [ $ended_on = 1 ]; then
@@ -339,7 +375,6 @@ case " $HOOKS " in
 		notok "kunwind ends the transitions the kernel alone does not end"
 	fi
 	;;
-*) skip "kunwind ends the transitions the kernel alone does not end" "not both hooks (LIVEPATCH_HOOKS=$HOOKS)" ;;
 esac
 v=$(field violations)
 if [ "$v" = 0 ]; then

@@ -32,11 +32,12 @@
 #
 # Results (KTAP): the load runs; per hook: (on) kunwind answers the
 # reliable walk, lpt_patch patched and unpatched, the sample patched and
-# unpatched, no violation; then: tasks were preempted and slept inside
-# the patched functions; kunwind ends transitions the kernel alone does
-# not end (arm64: skipped where the kernel alone ended them); no
-# violation at all.  With the hook off a stall is measured, not failed;
-# with it on, a stall fails.  Lines "# lp-row: ..." are the table the
+# unpatched, (on) kunwind answered some of livepatch's walks, no
+# violation; then: tasks were preempted and slept inside the patched
+# functions; kunwind ends transitions the kernel alone does not end
+# (skipped where the kernel alone ended them); no violation at all.  With
+# the hook off a stall is measured, not failed; with it on, a stall
+# fails.  Lines "# lp-row: ..." are the table the
 # host prints (kernel, hook, patch, direction, time, tasks waited on,
 # the reliable walks kunwind answered and left to the kernel meanwhile,
 # violations).
@@ -56,11 +57,12 @@ mkdir -p $T
 kernel="$(uname -r) $(uname -m)"
 
 # the load; per hook: (on: the hook), lpt_patch patched, unpatched, the
-# sample, no violation; the evidence, kunwind ends stalls, no violation
+# sample, (on: kunwind answered walks), no violation; the evidence,
+# kunwind ends stalls, no violation
 np=4
 for h in $HOOKS; do
 	np=$((np + 4))
-	[ "$h" != on ] || np=$((np + 1))
+	[ "$h" != on ] || np=$((np + 2))
 done
 ktap_plan $np
 
@@ -232,6 +234,7 @@ for hook in $HOOKS; do
 		echo 0 >$C 2>/dev/null
 	fi
 	diag "hook $hook: $(head -n 1 $C 2>/dev/null)"
+	relh=$(rel)
 
 	# lpt_patch: patch
 	load_start
@@ -331,6 +334,15 @@ for hook in $HOOKS; do
 		fi
 	fi
 
+	if [ "$hook" = on ]; then
+		# shellcheck disable=SC2086,SC2046 # six numbers
+		set -- $relh $(rel)
+		if [ $(($5 - $2)) -gt 0 ]; then
+			ok "hook on: kunwind answered livepatch's reliable walks ($(($5 - $2)) of $(($4 - $1)) calls; $(($6 - $3)) left to the kernel)"
+		else
+			notok "hook on: kunwind answered livepatch's reliable walks (0 of $(($4 - $1)) calls)"
+		fi
+	fi
 	v=$(($(viol) - v0))
 	if [ "$v" = 0 ]; then
 		ok "hook $hook: no task ran a function it was switched away from"

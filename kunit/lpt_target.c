@@ -43,11 +43,12 @@
  * model switches a task to the patched state only when the old function
  * is not on its stack.  After each chunk and each sleep, still inside,
  * lpt_func() reads current->patch_state and counts a violation when it is
- * KLP_TRANSITION_PATCHED (it was switched while inside), or when the
- * patch's post_patch callback already ran (the transition completed with
- * the task inside).  The replacement checks the same for unpatching
- * (KLP_TRANSITION_UNPATCHED, post_unpatch), and the callbacks count the
- * tasks still inside the function being left when a transition completes.
+ * KLP_TRANSITION_PATCHED during lpt_patch's patching transition (it was
+ * switched while inside), or when the patch's post_patch callback already
+ * ran (the transition completed with the task inside).  The replacement
+ * checks the same for unpatching (KLP_TRANSITION_UNPATCHED, post_unpatch),
+ * and the callbacks count the tasks still inside the function being left
+ * when a transition completes.
  * Every chunk that was preempted (the task's involuntary context switches
  * moved) and every sleep inside is counted too: the evidence that tasks
  * were where the check matters.
@@ -114,17 +115,23 @@ static void lpt_violation(int which, int state, int phase)
 
 /*
  * Called inside the function @which, after a chunk or a sleep: current
- * must not have been switched away from it.
+ * must not have been switched away from it.  A task's patch_state is that
+ * of whichever patch is in transition: it speaks of lpt_func only while
+ * lpt_patch's own transition is on (another patch, the kernel's sample,
+ * switches tasks running lpt_func, rightly).
  */
 void lpt_check(int which)
 {
 	int state = READ_ONCE(current->patch_state);
 	int phase = READ_ONCE(lpt_stats.phase);
 
-	if (!which && (state == KLP_TRANSITION_PATCHED || phase == LPT_PATCHED))
+	if (!which && ((phase == LPT_PATCHING &&
+			state == KLP_TRANSITION_PATCHED) ||
+		       phase == LPT_PATCHED))
 		lpt_violation(which, state, phase);
-	if (which &&
-	    (state == KLP_TRANSITION_UNPATCHED || phase == LPT_UNPATCHED))
+	if (which && ((phase == LPT_UNPATCHING &&
+		       state == KLP_TRANSITION_UNPATCHED) ||
+		      phase == LPT_UNPATCHED))
 		lpt_violation(which, state, phase);
 }
 EXPORT_SYMBOL_GPL(lpt_check);

@@ -47,6 +47,7 @@ struct lpt_fn_stats {
 	atomic_long_t preempted;	/* chunks preempted in the function */
 	atomic_long_t slept;		/* sleeps in the function */
 	atomic_long_t violations;	/* switched while inside (see below) */
+	atomic_long_t switched;		/* by another patch's transition */
 };
 
 struct lpt_stats {
@@ -61,7 +62,7 @@ extern struct lpt_stats lpt_stats;
 
 int lpt_func(struct lpt_thread *t);
 void lpt_chunk(struct lpt_thread *t, int which);
-void lpt_check(int which);
+void lpt_check(int which, int *seen);
 
 #define LPT_ROUNDS	4		/* chunks in a call of lpt_func */
 

@@ -24,6 +24,7 @@
 static int lpt_new_func(struct lpt_thread *t)
 {
 	struct lpt_fn_stats *s = &lpt_stats.fn[1];
+	int seen = KLP_TRANSITION_IDLE;
 	unsigned int r;
 	int stop = 0;
 
@@ -31,11 +32,11 @@ static int lpt_new_func(struct lpt_thread *t)
 	atomic_long_inc(&s->calls);
 	for (r = 0; r < LPT_ROUNDS && !stop; r++) {
 		lpt_chunk(t, 1);
-		lpt_check(1);
+		lpt_check(1, &seen);
 		if (t->kind == LPT_SLEEP) {
 			schedule_timeout_interruptible(1);
 			atomic_long_inc(&s->slept);
-			lpt_check(1);
+			lpt_check(1, &seen);
 		}
 		stop = kthread_should_stop();
 	}

@@ -118,21 +118,27 @@ static void lpt_violation(int which, int state, int phase)
  * must not have been switched away from it.  A task's patch_state is that
  * of whichever patch is in transition: it speaks of lpt_func only while
  * lpt_patch's own transition is on (another patch, the kernel's sample,
- * switches tasks running lpt_func, rightly).
+ * switches tasks running lpt_func, rightly).  @seen: the state the last
+ * check of this call saw (KLP_TRANSITION_IDLE at first); a change between
+ * two states of one transition is a switch while inside: counted apart
+ * when another patch made it, the proof that the check sees switches.
  */
-void lpt_check(int which)
+void lpt_check(int which, int *seen)
 {
 	int state = READ_ONCE(current->patch_state);
 	int phase = READ_ONCE(lpt_stats.phase);
+	bool ours = phase == (which ? LPT_UNPATCHING : LPT_PATCHING);
 
-	if (!which && ((phase == LPT_PATCHING &&
-			state == KLP_TRANSITION_PATCHED) ||
+	if (!which && ((ours && state == KLP_TRANSITION_PATCHED) ||
 		       phase == LPT_PATCHED))
 		lpt_violation(which, state, phase);
-	if (which && ((phase == LPT_UNPATCHING &&
-		       state == KLP_TRANSITION_UNPATCHED) ||
-		      phase == LPT_UNPATCHED))
+	else if (which && ((ours && state == KLP_TRANSITION_UNPATCHED) ||
+			   phase == LPT_UNPATCHED))
 		lpt_violation(which, state, phase);
+	else if (!ours && *seen != KLP_TRANSITION_IDLE &&
+		 state != KLP_TRANSITION_IDLE && state != *seen)
+		atomic_long_inc(&lpt_stats.fn[which].switched);
+	*seen = state;
 }
 EXPORT_SYMBOL_GPL(lpt_check);
 
@@ -163,6 +169,7 @@ EXPORT_SYMBOL_GPL(lpt_chunk);
 noinline __noclone int lpt_func(struct lpt_thread *t)
 {
 	struct lpt_fn_stats *s = &lpt_stats.fn[0];
+	int seen = KLP_TRANSITION_IDLE;
 	unsigned long nivcsw;
 	unsigned int r, i;
 	int stop = 0;
@@ -180,11 +187,11 @@ noinline __noclone int lpt_func(struct lpt_thread *t)
 		} while (ktime_get_ns() < end);
 		if (READ_ONCE(current->nivcsw) != nivcsw)
 			atomic_long_inc(&s->preempted);
-		lpt_check(0);
+		lpt_check(0, &seen);
 		if (t->kind == LPT_SLEEP) {
 			schedule_timeout_interruptible(1);
 			atomic_long_inc(&s->slept);
-			lpt_check(0);
+			lpt_check(0, &seen);
 		}
 		stop = kthread_should_stop();
 	}
@@ -300,11 +307,12 @@ static int lpt_show(struct seq_file *m, void *v)
 	for (w = 0; w < 2; w++) {
 		struct lpt_fn_stats *f = &s->fn[w];
 
-		seq_printf(m, "%s calls %ld inside %d preempted %ld slept %ld violations %ld\n",
+		seq_printf(m, "%s calls %ld inside %d preempted %ld slept %ld switched-by-another %ld violations %ld\n",
 			   w ? "new" : "old", atomic_long_read(&f->calls),
 			   atomic_read(&f->inside),
 			   atomic_long_read(&f->preempted),
 			   atomic_long_read(&f->slept),
+			   atomic_long_read(&f->switched),
 			   atomic_long_read(&f->violations));
 		viol += atomic_long_read(&f->violations);
 	}
@@ -340,6 +348,7 @@ static ssize_t lpt_write(struct file *file, const char __user *ubuf,
 			atomic_long_set(&lpt_stats.fn[w].preempted, 0);
 			atomic_long_set(&lpt_stats.fn[w].slept, 0);
 			atomic_long_set(&lpt_stats.fn[w].violations, 0);
+			atomic_long_set(&lpt_stats.fn[w].switched, 0);
 		}
 		atomic_long_set(&lpt_stats.done_violations, 0);
 	} else if (!strncmp(buf, "stop", 4)) {

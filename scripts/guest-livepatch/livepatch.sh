@@ -34,13 +34,14 @@
 # reliable walk, lpt_patch patched and unpatched, the sample patched and
 # unpatched, (on) kunwind answered some of livepatch's walks, no
 # violation; then: tasks were preempted and slept inside the patched
-# functions; kunwind ends transitions the kernel alone does not end
-# (skipped where the kernel alone ended them); no violation at all.  With
-# the hook off a stall is measured, not failed; with it on, a stall
-# fails.  Lines "# lp-row: ..." are the table the
-# host prints (kernel, hook, patch, direction, time, tasks waited on,
-# the reliable walks kunwind answered and left to the kernel meanwhile,
-# violations).
+# functions; the check sees a switch (the sample's transitions, which do
+# not patch lpt_func, switch tasks running it: counted apart; skipped
+# without the sample); kunwind ends transitions the kernel alone does not
+# end (skipped where the kernel alone ended them); no violation at all.
+# With the hook off a stall is measured, not failed; with it on, a stall
+# fails.  Lines "# lp-row: ..." are the table the host prints (kernel,
+# hook, patch, direction, time, tasks waited on, the reliable walks
+# kunwind answered and left to the kernel meanwhile, violations).
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
 M=${KUW_MODDIR:-/lib/kunwind}
@@ -57,9 +58,9 @@ mkdir -p $T
 kernel="$(uname -r) $(uname -m)"
 
 # the load; per hook: (on: the hook), lpt_patch patched, unpatched, the
-# sample, (on: kunwind answered walks), no violation; the evidence,
-# kunwind ends stalls, no violation
-np=4
+# sample, (on: kunwind answered walks), no violation; the evidence, the
+# check sees switches, kunwind ends stalls, no violation
+np=5
 for h in $HOOKS; do
 	np=$((np + 4))
 	[ "$h" != on ] || np=$((np + 2))
@@ -366,6 +367,14 @@ elif [ "${pre:-0}" -gt 0 ] && [ "${slept:-0}" -gt 0 ] && [ "${npre:-0}" -gt 0 ];
 	ok "tasks were preempted and slept inside the patched functions (old: preempted $pre, slept $slept; new: preempted $npre)"
 else
 	notok "tasks were preempted and slept inside the patched functions (old: preempted ${pre:-?}, slept ${slept:-?}; new: preempted ${npre:-?})"
+fi
+sw=$(sed -n 's/^old .* switched-by-another \([0-9]*\).*/\1/p' $T/stats)
+if [ ! -f "$SAMPLE" ]; then
+	skip "the check sees a switch inside lpt_func" "no other patch (livepatch-sample.ko) to make one"
+elif [ "${sw:-0}" -gt 0 ]; then
+	ok "the check sees a switch inside lpt_func: the sample's transitions (which do not patch it) switched tasks running it $sw times"
+else
+	notok "the check sees a switch inside lpt_func (the sample's transitions switched none of the tasks running it)"
 fi
 case " $HOOKS " in
 *" off "*)

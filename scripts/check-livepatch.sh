@@ -26,7 +26,8 @@
 # Guest knobs, passed through: LIVEPATCH_LOAD="S P N" (threads per CPU:
 # sleepers, preempted callers, spinners; default "1 2 2"),
 # LIVEPATCH_STALL (seconds before a transition counts as stalled,
-# default 20), LIVEPATCH_HOOKS (default "off on").
+# default 20), LIVEPATCH_HOOKS (default "off on"), LIVEPATCH_ROUNDS
+# (lpt_patch enabled and disabled this many times per hook, default 1).
 # Results: the guest's KTAP, parsed by scripts/ktap.py, then a table
 # (kernel, hook, patch, direction, transition time, tasks waited on, the
 # reliable walks kunwind answered and left to the kernel, violations);
@@ -120,7 +121,7 @@ case $sample in
 esac
 # The guest's knobs, as a file its /init sources.
 {
-	for v in LIVEPATCH_LOAD LIVEPATCH_STALL LIVEPATCH_HOOKS; do
+	for v in LIVEPATCH_LOAD LIVEPATCH_STALL LIVEPATCH_HOOKS LIVEPATCH_ROUNDS; do
 		[ -z "${!v:-}" ] || printf 'export %s="%s"\n' "$v" "${!v}"
 	done
 } >"$WORK/knobs"

@@ -13,7 +13,8 @@
 # callers of lpt_func, spinners preempted elsewhere; LIVEPATCH_LOAD="S P N",
 # default "1 2 2").  With each hook setting:
 #   - kunit/lpt_patch.ko: enabled (insmod), then disabled (enabled=0) and
-#     removed: the patch and the unpatch transitions;
+#     removed: the patch and the unpatch transitions, LIVEPATCH_ROUNDS
+#     times (default 1);
 #   - the kernel's samples/livepatch/livepatch-sample.ko (when given):
 #     enabled, /proc/cmdline checked, disabled, removed.
 # Each transition is timed from the write that starts it to
@@ -52,6 +53,7 @@ R=/sys/module/kunwind/parameters/consumers_reliable
 STALL=${LIVEPATCH_STALL:-20}
 LOAD=${LIVEPATCH_LOAD:-"1 2 2"}
 HOOKS=${LIVEPATCH_HOOKS:-"off on"}
+ROUNDS=${LIVEPATCH_ROUNDS:-1}
 SAMPLE=$M/livepatch-sample.ko
 T=/tmp/kuw-lp
 mkdir -p $T
@@ -184,8 +186,25 @@ walks() {
 		echo -
 	fi
 }
+# took: the last transition's time for a list, ">T!" when it stalled;
+# notes the stall (stalled_off, stalled_on) or an end with the hook on
+took() {
+	if [ $w_stalled = 1 ]; then
+		echo ">$w_time!"
+	else
+		echo "$w_time"
+	fi
+}
+note() {
+	if [ $w_stalled = 1 ]; then
+		if [ "$hook" = on ]; then stalled_on=1; else stalled_off=1; fi
+	elif [ "$hook" = on ]; then
+		ended_on=1
+	fi
+}
 # row HOOK PATCH DIRECTION VIOLATIONS
 row() {
+	note
 	if [ $w_stalled = 1 ]; then
 		tm=">${w_time}s stalled"
 	else
@@ -237,31 +256,25 @@ for hook in $HOOKS; do
 	diag "hook $hook: $(head -n 1 $C 2>/dev/null)"
 	relh=$(rel)
 
-	# lpt_patch: patch
-	load_start
-	sleep 1
-	rel0=$(rel)
-	t0=$(now)
-	if ! insmod "$M/kunit/lpt_patch.ko"; then
-		notok "hook $hook: lpt_patch enabled"
-		skip "hook $hook: lpt_patch disabled" "not enabled"
-	else
+	# lpt_patch: patched and unpatched, LIVEPATCH_ROUNDS times
+	pe='' pd='' fe='' fd='' r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		r=$((r + 1))
+		load_start
+		sleep 1
+		v1=$(viol)
+		rel0=$(rel)
+		t0=$(now)
+		if ! insmod "$M/kunit/lpt_patch.ko"; then
+			fe="insmod failed"
+			break
+		fi
 		wait_transition lpt_patch 0
 		stats
 		diag "lpt_patch patched, hook $hook: ${w_time}s (kernel: $(field last-transition-us) us), $w_first tasks left after the first pass${w_last:+, last: $w_last}"
-		row "$hook" lpt_patch patch "$(($(viol) - v0))"
-		if [ $w_stalled = 1 ]; then
-			if [ "$hook" = on ]; then
-				stalled_on=1
-				notok "hook $hook: lpt_patch enabled: stalled after ${w_time}s"
-			else
-				stalled_off=1
-				ok "hook $hook: lpt_patch enabled: stalled after ${w_time}s (the kernel alone), ended by stopping the load"
-			fi
-		else
-			[ "$hook" = off ] || ended_on=1
-			ok "hook $hook: lpt_patch enabled in ${w_time}s, $w_first tasks waited on"
-		fi
+		row "$hook" lpt_patch patch "$(($(viol) - v1))"
+		pe="$pe $(took)"
+		[ $w_stalled = 0 ] || [ "$hook" = off ] || fe="stalled"
 		# and back
 		load_start
 		sleep 1
@@ -273,22 +286,27 @@ for hook in $HOOKS; do
 		stats
 		diag "lpt_patch unpatched, hook $hook: ${w_time}s (kernel: $(field last-transition-us) us), $w_first tasks left after the first pass${w_last:+, last: $w_last}"
 		row "$hook" lpt_patch unpatch "$(($(viol) - v1))"
+		pd="$pd $(took)"
+		[ $w_stalled = 0 ] || [ "$hook" = off ] || fd="stalled"
 		n=0
 		while ! rmmod lpt_patch 2>/dev/null && [ $n -lt 50 ]; do
 			sleep 0.1
 			n=$((n + 1))
 		done
 		if [ -d /sys/module/lpt_patch ]; then
-			notok "hook $hook: lpt_patch disabled and removed (still loaded)"
-		elif [ $w_stalled = 1 ] && [ "$hook" = on ]; then
-			stalled_on=1
-			notok "hook $hook: lpt_patch disabled: stalled after ${w_time}s"
-		elif [ $w_stalled = 1 ]; then
-			stalled_off=1
-			ok "hook $hook: lpt_patch disabled: stalled after ${w_time}s (the kernel alone), ended by stopping the load; removed"
-		else
-			ok "hook $hook: lpt_patch disabled in ${w_time}s, $w_first tasks waited on; removed"
+			fd="${fd:+$fd, }not removed"
+			break
 		fi
+	done
+	if [ -z "$fe" ]; then
+		ok "hook $hook: lpt_patch enabled, transitions in (s):$pe"
+	else
+		notok "hook $hook: lpt_patch enabled ($fe; transitions in (s):$pe)"
+	fi
+	if [ -z "$fe$fd" ]; then
+		ok "hook $hook: lpt_patch disabled and removed, transitions in (s):$pd"
+	else
+		notok "hook $hook: lpt_patch disabled and removed (${fd:-not enabled}; transitions in (s):$pd)"
 	fi
 
 	# the kernel's sample livepatch (cmdline_proc_show)
@@ -319,11 +337,8 @@ for hook in $HOOKS; do
 			done
 			[ ! -d /sys/module/livepatch_sample ] || sr="${sr:+$sr, }still loaded"
 			grep -q "this has been live patched" /proc/cmdline && sr="${sr:+$sr, }/proc/cmdline still patched"
-			if [ $sw1 = 1 ] || [ $w_stalled = 1 ]; then
-				[ "$hook" = on ] && sr="${sr:+$sr, }stalled" && stalled_on=1
-				[ "$hook" = off ] && stalled_off=1
-			elif [ "$hook" = on ]; then
-				ended_on=1
+			if [ "$hook" = on ] && { [ $sw1 = 1 ] || [ $w_stalled = 1 ]; }; then
+				sr="${sr:+$sr, }stalled"
 			fi
 		else
 			sr="insmod failed"

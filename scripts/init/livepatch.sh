@@ -6,7 +6,8 @@
 # kunwind's reliable hook off and on).
 # shellcheck source=common.sh
 . /etc/kuw-common.sh
-# the host's knobs (LIVEPATCH_LOAD, LIVEPATCH_STALL, LIVEPATCH_HOOKS)
+# the host's knobs (LIVEPATCH_LOAD, LIVEPATCH_STALL, LIVEPATCH_HOOKS,
+# LIVEPATCH_ROUNDS)
 # shellcheck disable=SC1091 # written by the host
 [ ! -f /etc/kuw-livepatch ] || . /etc/kuw-livepatch
 C=/dev/kunwind

@@ -13,6 +13,7 @@
 
 /* Before 6.10 (Debian 12's 6.1), the task states had other names. */
 #ifndef KLP_TRANSITION_PATCHED
+#define KLP_TRANSITION_IDLE		KLP_UNDEFINED
 #define KLP_TRANSITION_UNPATCHED	KLP_UNPATCHED
 #define KLP_TRANSITION_PATCHED		KLP_PATCHED
 #endif

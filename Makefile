@@ -18,6 +18,10 @@
 #   make check-clients  Debian's perf and bpftrace in a guest, every kernel
 #                       frame they print checked against the machine code
 #                       (RELEASE=6.1|6.12|7.3, ARCH=x86_64|arm64, KERNEL=test|stock)
+#   make check-livepatch livepatch enabled and disabled under a load of tasks
+#                       preempted and sleeping in the patched function, with
+#                       kunwind's reliable hook off and on (RELEASE=7.3
+#                       ARCH=x86_64 by default; KERNEL=test|stock)
 #   make check-headers  kunwind.ko against Debian's stock header packages
 #                       (6.1, 6.12, 7.3; amd64, arm64), without a warning
 #   make check-deb      the Debian packages (dpkg-buildpackage, lintian),
@@ -55,7 +59,7 @@ CC ?= cc
 
 .PHONY: all module clean tools test-host fuzz bench-host check demo check-stock bench \
 	check-arm64 check-matrix check-headers check-reliable check-clients lint install-loader \
-	check-deb stack-usage check-ibt
+	check-deb stack-usage check-ibt check-livepatch
 
 all module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -158,6 +162,11 @@ check-reliable:
 check-clients:
 	@ARCH=$(or $(ARCH),x86_64) RELEASE=$(or $(RELEASE),6.1) KERNEL=$(or $(KERNEL),test) \
 		scripts/check-clients.sh
+# livepatch as the reliable unwinder's client, one preempt=full boot;
+# RELEASE (default 7.3), ARCH (default x86_64), KERNEL=test (default) or stock
+check-livepatch:
+	@ARCH=$(or $(ARCH),x86_64) RELEASE=$(or $(RELEASE),7.3) KERNEL=$(or $(KERNEL),test) \
+		scripts/check-livepatch.sh
 
 # RELEASE=6.12|7.3, ARCH=arm64: against that test kernel's tree
 lint:

@@ -19,7 +19,9 @@
 #     unloads hello.ko, then kunwind.ko: tables, backtraces against
 #     /proc/PID/stack, the KUnit suites (smoke, unwind, context,
 #     registry); sysrq t at the end
-#  5. report in KTAP on stdout; the last line is "N passed, N failed"
+#  6. where the kernel has CONFIG_LIVEPATCH (7.3), make check-livepatch
+#     ARCH=arm64 with the modules built here (KUNWIND_LIVEPATCH=0 skips)
+#  7. report in KTAP on stdout; the last line is "N passed, N failed"
 #     (", N skipped" when some are), like check-stock.sh, so that make
 #     check can add it up one day.  Exit status non-zero on any failure.
 #
@@ -273,6 +275,22 @@ read -r gp gf gs <"$WORK/lockdown.counts" || true
 [ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
 echo "# lockdown guests: $gp passed, $gf failed, $gs skipped (logs: $LOGDIR/check-arm64-lockdown-*.log)"
 np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + gs))
+
+# Livepatch with kunwind's reliable hook off and on (make check-livepatch
+# ARCH=arm64), where the test kernel has it (its .config says): the
+# kernel's own reliable walk gives up at every exception boundary.
+if [ "${KUNWIND_LIVEPATCH:-1}" = 1 ] && grep -q '^CONFIG_LIVEPATCH=y' "$KDIR/.config"; then
+	stamp "livepatch guest: patches under a load preempted in them, kunwind's reliable hook off and on (scripts/check-livepatch.sh; KUNWIND_LIVEPATCH=0 skips)"
+	env ARCH=arm64 RELEASE="$KUW_RELEASE" KERNEL=test KUW_LP_WORK="$WORK" \
+		"$REPO/scripts/check-livepatch.sh" >"$WORK/livepatch.out" 2>&1 || true
+	sed '$d' "$WORK/livepatch.out" | sed 's/^# //' | diag
+	gp='' gf='' gs=''
+	read -r gp gf gs < <(tail -n 1 "$WORK/livepatch.out" | sed -n -E \
+		's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/p') || true
+	[ -n "${gp:-}" ] || { gp=0 gf=1 gs=0; }
+	echo "# livepatch guest: $gp passed, $gf failed, ${gs:-0} skipped"
+	np=$((np + gp)) nf=$((nf + gf)) ns=$((ns + ${gs:-0}))
+fi
 
 stamp "done"
 summary

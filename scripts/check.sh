@@ -37,6 +37,10 @@
 #     under check-matrix (KUNWIND_MATRIX=1: 10^5 frames a cell and more);
 #     KUNWIND_CLIENTS=0 skips it.  On the stock kernels too, with bpftrace
 #     (KUNWIND_CLIENTS_STOCK=1; the default under check-matrix)
+# 14. make check-livepatch (scripts/check-livepatch.sh) where the cell's
+#     test kernel has CONFIG_LIVEPATCH (6.12 and 7.3; arm64: 7.3, from
+#     check-arm64.sh): livepatch with kunwind's reliable hook off and on
+#     (KUNWIND_LIVEPATCH=0 skips)
 #
 # Steps 1-13 are the cells of release 6.1 (x86_64: 1-8, 11 and 12,
 # arm64: 9-10).  Every cell also boots its lockdown guests
@@ -406,6 +410,15 @@ subrun() {
 	sub_p=$((sub_p + c_p)) sub_f=$((sub_f + c_f)) sub_s=$((sub_s + c_s))
 	stamp "$name: $c_p passed, $c_f failed, $c_s skipped"
 }
+
+# Livepatch, the reliable unwinder's client (make check-livepatch): a
+# preempt=full guest of its own, with this cell's modules, where the test
+# kernel has livepatch (its .config says).
+if [ "${KUNWIND_LIVEPATCH:-1}" = 1 ] && grep -q '^CONFIG_LIVEPATCH=y' "$KDIR/.config"; then
+	stamp "livepatch guest: patches under a load preempted in them, kunwind's reliable hook off and on (scripts/check-livepatch.sh; KUNWIND_LIVEPATCH=0 skips)"
+	subrun check-livepatch env ARCH=x86_64 RELEASE="$KUW_RELEASE" KERNEL=test \
+		KUW_LP_WORK="$WORK" "$REPO/scripts/check-livepatch.sh"
+fi
 
 if [ "$KCONFIG" = base ]; then
 	# real clients: Debian's perf on the test kernel, every frame checked

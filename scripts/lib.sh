@@ -355,13 +355,19 @@ kuw_switch_files() {
 	done
 }
 
+# Modules only their own guest loads: the livepatch pair
+# (scripts/check-livepatch.sh), whose patch the main guest must not
+# enable (it patches text the other vCPU runs; an enabled livepatch cannot
+# be removed without disabling it first).
+KUW_OWN_GUEST_MODS="lpt_target lpt_patch"
+
 # kuw_kunit_files WORK: DEST=SRC for the main guest's test modules (every
-# kunit/*.ko but the switch guest's).
+# kunit/*.ko but the switch guest's and those of their own guests).
 kuw_kunit_files() {
 	local work=$1 k
 	for k in "$work"/src/kunit/*.ko; do
 		[ -f "$k" ] || continue
-		[[ " $KUW_SWITCH_MODS " == *" $(basename "$k" .ko) "* ]] ||
+		[[ " $KUW_SWITCH_MODS $KUW_OWN_GUEST_MODS " == *" $(basename "$k" .ko) "* ]] ||
 			echo "/lib/kunwind/kunit/${k##*/}=$k"
 	done
 }

@@ -161,7 +161,6 @@ if [ -z "${KUW_CELL:-}" ]; then
 				   [ "$KCONFIG" = base ]; then
 					stamp "cell $c: Debian's stock $rel arm64 kernel, make check-stock RELEASE=$rel ARCH=arm64 (KUNWIND_STOCK_ARM64=0 skips)"
 					env ARCH=arm64 KUW_RELEASE="$rel" "$REPO/scripts/check-stock.sh" 2>&1 | tee "$out.stock"
-					cat "$out.stock" >>"$out"
 					if [ "${KUNWIND_CLIENTS:-1}" = 1 ] &&
 					   [ "${KUNWIND_CLIENTS_STOCK:-${KUNWIND_MATRIX:-0}}" = 1 ]; then
 						stamp "cell $c: real clients on the stock arm64 kernel (KUNWIND_CLIENTS_STOCK=0 skips)"

@@ -107,7 +107,7 @@ mkdir -p "$CACHE/logs"
 # Host-side results, a KTAP document: the builds, the payload's sections,
 # dkms, the debug files, the oops boot's traces.
 HK="$WORK/host.ktap"
-printf 'KTAP version 1\n1..12\n' >"$HK"
+printf 'KTAP version 1\n1..14\n' >"$HK"
 hn=0
 hres() { # ok|fail|skip NAME [SKIP REASON]
 	local line
@@ -608,6 +608,8 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 	"/guest/backtrace_all.sh=$REPO/scripts/guest/backtrace_all.sh" \
 	"/guest/reliable.sh=$REPO/scripts/guest/reliable.sh" \
 	"/guest/consumers.sh=$REPO/scripts/guest-switch/consumers.sh" \
+	"/guest/hung_task.sh=$REPO/scripts/guest/hung_task.sh" \
+	"/lib/kunwind/kunit/hung_payload.ko=$WORK/src/kunit/hung_payload.ko" \
 	"/lib/kunwind/kunit/reliable_payload.ko=$WORK/src/kunit/reliable_payload.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
 # boot INITRD LOG TIMEOUT: the stock kernel in QEMU, 768 MB.  preempt=full:
@@ -640,6 +642,66 @@ else
 	hres fail "Secure Boot: the kernel locked down by the firmware, the MOK from shim"
 fi
 python3 "$REPO/scripts/ktap.py" "$L" | grep '^guest: ' || true
+
+# --- the hung-task report and /proc/PID/stack, frame by frame -----------
+# scripts/guest/hung_task.sh printed kuw_hung's /proc/PID/stack with the
+# switch off and on ("kuw-stack: proc-off|proc-on FRAME"), and khungtaskd
+# its report; every return address in them must follow a call
+# (scripts/framecheck.py, against the debug vmlinux and the module).
+hung_check() { # NAME FILE
+	local out
+	if [ ! -s "$2" ]; then
+		hres fail "$1: frames found in the guest's log"
+		return
+	fi
+	if out=$(python3 "$REPO/scripts/framecheck.py" -k "$DBGV" --format stack \
+		--module "$WORK/src/kunit/hung_payload.ko=$modtext" --summary "$2" 2>&1); then
+		hres ok "$1: every frame after a call ($(printf '%s' "$out" | tail -n 1))"
+	else
+		printf '%s\n' "$out" >&2
+		hres fail "$1: every frame after a call"
+	fi
+}
+DBGV="$DBG/root$dbgroot/boot/vmlinux-$kver"
+# 7.x: a link to lib/modules/KVER/vmlinux, relative or absolute in the package
+if [ -L "$DBGV" ]; then
+	case $(readlink "$DBGV") in
+	/*) DBGV="$DBG/root$(readlink "$DBGV")" ;;
+	*) DBGV="$(dirname "$DBGV")/$(readlink "$DBGV")" ;;
+	esac
+fi
+# The trimmed -dbg vmlinux keeps symbols, not code: the code is the image's
+# that booted, put back into its sections (as make check-clients does, in
+# the same cached file).
+CODEV="$CACHE/clients/vmlinux-$kver"
+if [ "$dbg" = 1 ] && [ -f "$DBGV" ] && { [ ! -s "$CODEV" ] || [ "$CODEV" -ot "$DBGV" ]; }; then
+	mkdir -p "$CACHE/clients"
+	if python3 "$REPO/scripts/clients_report.py" image "$DBGV" "$VMLINUZ" "$CODEV.tmp.$$" >&2; then
+		mv -f "$CODEV.tmp.$$" "$CODEV"
+	else
+		rm -f "$CODEV.tmp.$$"
+	fi
+fi
+DBGV=$CODEV
+if [ "$dbg" = 1 ] && [ -s "$DBGV" ]; then
+	for w in off on; do
+		sed -n "s/^.*kuw-stack: proc-$w //p" "$L" >"$WORK/hung-proc-$w"
+	done
+	modtext=$(sed -n 's/^.*kuw-stack: modtext \(0x[0-9a-f]*\).*$/\1/p' "$L" | tail -n 1)
+	# the report: the frames after its "blocked for more than" line
+	awk '/INFO: task kuw_hung:[0-9]+ blocked for more than/ { on = 1; next }
+		on && /Call [Tt]race:|<\/?TASK>/ { next }
+		on && /[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/ {
+			sub(/^.*\] +/, ""); if ($1 == "?") next
+			print "[<0>] " $0; n++; next }
+		on && n { exit }' "$L" >"$WORK/hung-report"
+	hung_check "/proc/kuw_hung/stack, switch off and on" \
+		"$( { cat "$WORK/hung-proc-off"; echo; cat "$WORK/hung-proc-on"; } >"$WORK/hung-proc"; echo "$WORK/hung-proc")"
+	hung_check "hung-task report of kuw_hung" "$WORK/hung-report"
+else
+	hres skip "/proc/kuw_hung/stack, switch off and on: every frame after a call" "no debug vmlinux"
+	hres skip "hung-task report of kuw_hung: every frame after a call" "no debug vmlinux"
+fi
 
 # --- a second boot: the oops --------------------------------------------
 # An oops kills the writing process and taints the kernel: alone in its

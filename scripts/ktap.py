@@ -63,7 +63,9 @@ PROBLEMS = [
     r'^kernel BUG at',
     r'^Kernel panic',
     r'^UBSAN: ',
-    r'^INFO: (task .* blocked|rcu_|possible|lockdep)',
+    # (kuw_hung is kunit/hung_payload.ko's task, held in D state on
+    # purpose for the hung-task detector: scripts/guest/hung_task.sh)
+    r'^INFO: (task (?!kuw_hung:).* blocked|rcu_|possible|lockdep)',
     r'^watchdog: ',
     r'^list_(add|del) corruption',
     r'^kobject: .* is not initialized',

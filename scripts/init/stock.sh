@@ -58,7 +58,7 @@ a64=0
 # Secure Boot: one more, an unsigned kunwind.ko refused
 sb=0
 [ "${KUW_FIRMWARE:-none}" = secureboot ] && sb=1
-ktap_plan $((45 + dkms + a64 + sb))
+ktap_plan $((46 + dkms + a64 + sb))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -511,6 +511,9 @@ if [ "$KUW_ARCH" = arm64 ]; then
 		probe_skip "$n" "no kprobe at +0"
 	fi
 fi
+# The hung-task detector and /proc/PID/stack of a task held in D state,
+# the switch off and on; the host checks their frames (framecheck.py).
+ktap_subtest "hung_task.sh" sh /guest/hung_task.sh
 # The consumers switch on Debian's kernel (ftrace with IPMODIFY, livepatch's
 # mechanism): /proc/1/stack answered by kunwind and the same as the
 # kernel's; left on for the rmmods below (kunwind unloads with it on).

@@ -52,6 +52,9 @@
 #define pr_fmt(fmt) "kunwind: " fmt
 
 #include <linux/kernel.h>
+#if IS_BUILTIN(CONFIG_KVM)
+#include <linux/kvm_host.h>
+#endif
 #include <linux/perf_event.h>
 #include <linux/sched/task_stack.h>
 #include <linux/spinlock.h>
@@ -68,6 +71,38 @@ KUW_INTERNAL(arch_stack_walk_reliable);
 #ifdef CONFIG_PERF_EVENTS
 KUW_INTERNAL(perf_callchain_kernel);
 static unsigned long kuw_perf_guest_cbs;	/* &perf_guest_cbs, or 0 */
+
+#if IS_BUILTIN(CONFIG_KVM)
+KUW_INTERNAL(kvm_get_running_vcpu);
+#endif
+
+/*
+ * Is this perf sample a KVM guest's?  perf_callchain_kernel() leaves
+ * those empty; kunwind leaves them to it.  With KVM built in (Debian's
+ * arm64 kernels) kvm_get_running_vcpu() says whether a vCPU is loaded on
+ * this CPU, which the kernel's own test (kvm_guest_state()) starts from:
+ * a sample is left to the kernel whenever one is.  Else the callbacks
+ * perf calls (perf_guest_cbs, found when kallsyms has data symbols): while
+ * any are registered, every sample is left to it.
+ */
+static bool kuw_perf_guest(void)
+{
+#if IS_BUILTIN(CONFIG_KVM)
+	if (KUW_FN(kvm_get_running_vcpu))
+		return kuw_call(kvm_get_running_vcpu);
+#endif
+	return kuw_perf_guest_cbs && READ_ONCE(*(void **)kuw_perf_guest_cbs);
+}
+
+/* kuw_perf_guest() can tell (or there are no guests to tell) */
+static bool kuw_perf_guest_known(void)
+{
+#if IS_BUILTIN(CONFIG_KVM)
+	if (KUW_FN(kvm_get_running_vcpu))
+		return true;
+#endif
+	return kuw_perf_guest_cbs || !IS_ENABLED(CONFIG_GUEST_PERF_EVENTS);
+}
 #endif
 static unsigned long kuw_sched_text[2];
 
@@ -412,8 +447,7 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	bool ok = false;
 	unsigned int n;
 
-	if ((kuw_perf_guest_cbs && READ_ONCE(*(void **)kuw_perf_guest_cbs)) ||
-	    !kuw_arch_perf_full_regs(regs)) {
+	if (kuw_perf_guest() || !kuw_arch_perf_full_regs(regs)) {
 		kuw_perf_kernel(entry, regs);
 		goto out;
 	}
@@ -486,9 +520,7 @@ void *kuw_serve_fn(int c, const char **name)
 #ifdef CONFIG_PERF_EVENTS
 	case KUW_CONS_PERF:
 		/* without GUEST_PERF_EVENTS there are no guest callbacks */
-		return KUW_FN(perf_callchain_kernel) &&
-		       (kuw_perf_guest_cbs ||
-			!IS_ENABLED(CONFIG_GUEST_PERF_EVENTS)) ?
+		return KUW_FN(perf_callchain_kernel) && kuw_perf_guest_known() ?
 		       kuw_perf_callchain_kernel : NULL;
 #endif
 	}
@@ -509,6 +541,9 @@ int kuw_serve_init(void)
 #ifdef CONFIG_PERF_EVENTS
 	kuw_lookup_fn(perf_callchain_kernel);
 	kuw_perf_guest_cbs = kuw_lookup_name("perf_guest_cbs");
+#if IS_BUILTIN(CONFIG_KVM)
+	kuw_lookup_fn(kvm_get_running_vcpu);
+#endif
 #endif
 	kuw_sched_text[0] = kuw_lookup_name("__sched_text_start");
 	kuw_sched_text[1] = kuw_lookup_name("__sched_text_end");

@@ -381,7 +381,8 @@ if [ "$gf" != 0 ]; then
 fi
 stamp "guest: $gp passed, $gf failed, $gs skipped"
 
-# The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread.
+# The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread
+# (multi-threaded with KUNWIND_QEMU=trixie: kuw_switch_single).
 swlog="$RUNLOG/check-$KCONFIG-switch-last.log"
 stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/check.sh as /init-switch)"
 read -r sp sf ss < <(kuw_switch_guest "$KDIR/arch/x86/boot/bzImage" \

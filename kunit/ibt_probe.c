@@ -3,9 +3,9 @@
  * ibt_probe: the IBT cell's negative control (make check-ibt), x86_64
  * only, for the test bed alone.  It shows whether the CPU really enforces
  * Indirect Branch Tracking, so that a cell where kunwind's kuw_call()s
- * pass proves something: the same indirect call that kunwind makes safe
- * (ENDBR tracking off around it, module/arch/x86_64.h) is made here
- * without that care.
+ * pass proves something: kunwind reaches the kernel's sealed functions
+ * with direct calls only (static calls, module/kuw_call.h); the plain
+ * indirect call that IBT forbids is made here.
  *
  * /dev/kunwind_ibt_probe takes one command a write:
  *

@@ -15,7 +15,9 @@
 #       ORC, kunwind's tables cover the modules only, and the cell says so)
 #   KERNEL=test: the project's x86_64 test kernel of that release
 #       (scripts/build-kernel.sh; scripts/kconfig/<rel>/x86_64.config sets
-#       X86_KERNEL_IBT), whose vmlinux carries its own tables
+#       X86_KERNEL_IBT), whose vmlinux carries its own tables and seals
+#       like Debian's (its objtool does not take the unwind tables'
+#       relocations for taken addresses: scripts/patches/<rel>/x86_64)
 #
 # Steps:
 #  1. build kunwind.ko, demo_oops.ko and kunit/ibt_probe.ko (the negative
@@ -41,7 +43,10 @@
 #     enabled"; kunwind's trace of the demo oops is the kernel's
 #     (scripts/oops_traces.py); "Missing ENDBR: <the sealed function>" and
 #     the kernel's BUG for it; kunwind's trace of that #CP oops is the
-#     kernel's too
+#     kernel's too; on a test kernel (its vmlinux is here) the functions
+#     the guest found sealed (ibt_probe's "seal NAME" lines: kunwind's
+#     internals and the control's target) are exactly those its
+#     .ibt_endbr_seal lists (scripts/ibt_seal.py)
 #  3. QEMU (TCG, no IBT), a short boot of the same initramfs
 #     (KUW_IBT_EMU=qemu): no IBT there, and the same indirect call to the
 #     same sealed function returns: the cell can tell IBT from no IBT
@@ -72,7 +77,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/kunwind-ibt.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$CACHE/logs"
 HK="$WORK/host.ktap"
-NHOST=9
+NHOST=10
 printf 'KTAP version 1\n1..%s\n' "$NHOST" >"$HK"
 hn=0
 hres() { # ok|fail|skip NAME [SKIP REASON]
@@ -184,17 +189,22 @@ if [ -n "$DBG" ]; then
 else
 	hres skip "the vmlinux blob's source" "$dbgwhy"
 fi
-# A kernel whose vmlinux keeps .eh_frame (the test kernels) seals
-# nothing: objtool's validate_ibt() takes the FDEs' relocations to every
-# function for address-taking and keeps every ENDBR (no .ibt_endbr_seal
-# section).  There the negative control has no target.  Debian's kernels
-# (no .eh_frame in vmlinux) seal; their headers' vmlinux is BTF only (for
-# modules' BTF), not the kernel: not looked at (the guest's probe checks
-# the target is sealed).
-seals=1 sealwhy=''
-if [ "$KIND" = test ] && ! readelf -SW "$KDIR/vmlinux" | grep -q ' \.ibt_endbr_seal '; then
-	seals=0
-	sealwhy="$KNAME seals nothing: its .eh_frame keeps every ENDBR (objtool)"
+# What the kernel seals at boot: objtool's .ibt_endbr_seal list of the
+# vmlinux, for a test kernel (scripts/ibt_seal.py).  Without the list
+# (an unpatched objtool takes the relocations of vmlinux's .eh_frame for
+# taken addresses and keeps every ENDBR) the negative control has no
+# target: skipped, saying so.  Debian's kernels seal; their headers'
+# vmlinux is BTF only (for modules' BTF), not the kernel: no list there
+# (the guest's probe checks the control's target is sealed).
+seals=1 sealwhy='' SEALED=''
+if [ "$KIND" = test ]; then
+	SEALED="$WORK/sealed"
+	if python3 "$REPO/scripts/ibt_seal.py" "$KDIR/vmlinux" >"$SEALED"; then
+		log "$KNAME seals $(wc -l <"$SEALED") functions (.ibt_endbr_seal)"
+	else
+		seals=0 SEALED=''
+		sealwhy="$KNAME seals nothing: no .ibt_endbr_seal in its vmlinux"
+	fi
 fi
 mkconf() { # EMU
 	{
@@ -368,7 +378,7 @@ sealed=$(sed -n 's/.*ibt_probe: sealed: calling \([^ ]*\) at .*/\1/p' "$LB" | he
 if [ "$seals" = 0 ]; then
 	hres skip "Bochs: the indirect call to a sealed function took a control-protection fault" "$sealwhy"
 elif [ -n "$sealed" ] && grep -q "Missing ENDBR: $sealed+0x0/" "$WORK/after.log" &&
-	grep -q 'kernel BUG at arch/x86/kernel/cet.c' "$WORK/after.log" &&
+	grep -q -E 'kernel BUG at ([^ ]*/)?arch/x86/kernel/cet\.c' "$WORK/after.log" &&
 	! grep -q "ibt_probe: sealed: $sealed returned" "$WORK/after.log"; then
 	hres ok "Bochs: the indirect call to $sealed (sealed) took a control-protection fault: \"Missing ENDBR: $sealed+0x0\", BUG"
 else
@@ -408,9 +418,32 @@ else
 	diff <(printf '%s\n' "$ktr") <(printf '%s\n' "$utr") >&2 || true
 	hres fail "Bochs: the control-protection oops: kunwind's trace is the kernel's (kernel $nk frames, kunwind $(printf '%s\n' "$utr" | grep -c . || true))"
 fi
+# The functions the guest found sealed or not (ibt_probe's "seal NAME
+# KIND" lines: kunwind's internals, the control's target) against the
+# vmlinux's .ibt_endbr_seal list: sealed at boot exactly when listed.
+if [ "$KIND" != test ]; then
+	hres skip "Bochs: the functions found sealed are those vmlinux's .ibt_endbr_seal lists" \
+		"no vmlinux of $KNAME here (its headers' vmlinux is BTF only)"
+elif [ -z "$SEALED" ]; then
+	hres fail "Bochs: the functions found sealed are those vmlinux's .ibt_endbr_seal lists ($sealwhy)"
+else
+	sed -n -E 's/.*ibt_probe: seal ([^ ]+) ([a-z]+) [0-9a-f]+$/\1 \2/p' "$LB" |
+		sort -u >"$WORK/probed"
+	np=$(wc -l <"$WORK/probed")
+	ns=$(awk '$2 == "sealed"' "$WORK/probed" | wc -l)
+	wrong=$(awk 'NR == FNR { l[$1] = 1; next }
+		($2 == "sealed") != ($1 in l) { printf " %s (%s%s)", $1, $2, ($1 in l) ? ", listed" : ", not listed" }' \
+		"$SEALED" "$WORK/probed")
+	if [ "$np" -gt 1 ] && [ -z "$wrong" ] && grep -qx nr_context_switches "$SEALED"; then
+		hres ok "Bochs: the functions found sealed are those vmlinux's .ibt_endbr_seal lists ($ns of $np probed, nr_context_switches among them; $(wc -l <"$SEALED") listed)"
+	else
+		sed 's/^/probed: /' "$WORK/probed" >&2
+		hres fail "Bochs: the functions found sealed are those vmlinux's .ibt_endbr_seal lists ($np probed; wrong:${wrong:- none}$(grep -qx nr_context_switches "$SEALED" || echo "; nr_context_switches not listed"))"
+	fi
+fi
 # ktap.py on the log with the one expected BUG line (the #CP's, after
 # "Missing ENDBR") left out: any other report still fails the run
-awk '/Missing ENDBR: / { m = 1 } m && /kernel BUG at arch\/x86\/kernel\/cet\.c/ { m = 0; next } { print }' \
+awk '/Missing ENDBR: / { m = 1 } m && /kernel BUG at ([^ ]*\/)?arch\/x86\/kernel\/cet\.c/ { m = 0; next } { print }' \
 	"$LB" >"$WORK/bochs-ktap.log"
 
 # --- QEMU: the same call without IBT --------------------------------------------

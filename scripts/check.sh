@@ -41,9 +41,14 @@
 #     test kernel has CONFIG_LIVEPATCH (6.12 and 7.3; arm64: 7.3, from
 #     check-arm64.sh): livepatch with kunwind's reliable hook off and on
 #     (KUNWIND_LIVEPATCH=0 skips)
+# 15. make check-ibt (scripts/check-ibt.sh): kunwind under Bochs on a CPU
+#     that enforces IBT, on Debian's stock 7.3 amd64 kernel, which seals
+#     every function kunwind calls (base profile only; KUNWIND_IBT=0 skips
+#     it).  Under make check-matrix the 6.12 and 7.3 x86_64 cells also run
+#     it on their test kernels, and 6.12's on Debian's stock 6.12.
 #
-# Steps 1-13 are the cells of release 6.1 (x86_64: 1-8, 11 and 12,
-# arm64: 9-10).  Every cell also boots its lockdown guests
+# Steps 1-13 and 15 are the cells of release 6.1 (x86_64: 1-8, 11-13
+# and 15, arm64: 9-10).  Every cell also boots its lockdown guests
 # (scripts/init/lockdown.sh: lockdown=integrity and =confidentiality).
 # The test matrix is release (6.1, 6.12, 7.3) x arch (x86_64, arm64); a
 # cell of 6.12 or 7.3 is the guest part of steps 2 and 4-6 (x86_64) or
@@ -376,7 +381,8 @@ if [ "$gf" != 0 ]; then
 fi
 stamp "guest: $gp passed, $gf failed, $gs skipped"
 
-# The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread.
+# The switch guest: the same initramfs, rdinit=/init-switch, one TCG thread
+# (multi-threaded with KUNWIND_QEMU=trixie: kuw_switch_single).
 swlog="$RUNLOG/check-$KCONFIG-switch-last.log"
 stamp "switch guest: kunwind behind the kernel's consumers (scripts/init/check.sh as /init-switch)"
 read -r sp sf ss < <(kuw_switch_guest "$KDIR/arch/x86/boot/bzImage" \
@@ -459,6 +465,26 @@ if [ "$KCONFIG" = base ]; then
 	if [ "${KUNWIND_DEB:-1}" = 1 ] && [ "$KUW_RELEASE" = 6.1 ]; then
 		stamp "Debian packages: make check-deb (KUNWIND_DEB=0 skips)"
 		subrun check-deb "$REPO/scripts/check-deb.sh"
+	fi
+	# kunwind on a CPU that enforces IBT (Bochs): once, in cell 6.1/x86_64,
+	# on Debian's stock 7.3 kernel (its image is 121 MB; the 7.3 headers
+	# are check-headers'; a 7.3 test kernel would be a cold kernel build).
+	# make check-matrix adds the test kernels of 6.12 and 7.3 (built for
+	# their cells) and Debian's stock 6.12 (its cell's check-stock fetches
+	# that image).
+	if [ "${KUNWIND_IBT:-1}" = 1 ]; then
+		ibt=()
+		case $KUW_RELEASE in
+		6.1) ibt=("7.3 stock") ;;
+		6.12) [ "${KUNWIND_MATRIX:-0}" != 1 ] || ibt=("6.12 test" "6.12 stock") ;;
+		7.3) [ "${KUNWIND_MATRIX:-0}" != 1 ] || ibt=("7.3 test") ;;
+		esac
+		for x in "${ibt[@]}"; do
+			read -r r k <<<"$x"
+			stamp "IBT: make check-ibt RELEASE=$r KERNEL=$k, under Bochs (KUNWIND_IBT=0 skips)"
+			subrun "check-ibt-$k-$r" env KUW_RELEASE="$r" KUNWIND_IBT_KERNEL="$k" \
+				"$REPO/scripts/check-ibt.sh"
+		done
 	fi
 fi
 

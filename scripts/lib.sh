@@ -10,6 +10,11 @@
 #   KCONFIG         kernel profile: "base" (default) or "debug" (KASAN,
 #                   lockdep, atomic-sleep checks...).
 #   KUNWIND_ACCEL   force QEMU accelerator: "kvm" or "tcg" (default: probe).
+#   KUNWIND_QEMU    which qemu-system-x86_64 boots the x86 guests: "host"
+#                   (default, the host's: QEMU 7.2 on Debian 12) or
+#                   "trixie" (Debian 13's QEMU 10, installed in the Debian
+#                   13 root and run there; the switch guest then runs
+#                   with multi-threaded TCG, see kuw_switch_single).
 #   KUNWIND_TIMEOUT guest timeout in seconds.
 #   JOBS            make -j for the kernel build (default: nproc, at least 2).
 #   KUW_ARCH        test-bed architecture: "x86_64" (default) or "arm64"
@@ -285,23 +290,41 @@ kuw_accel() {
 	cat "$f"
 }
 
+# kuw_qemu_root: "" when the host's QEMU boots the x86 guests, else the
+# Debian 13 root that has QEMU 10 (KUNWIND_QEMU=trixie), installed there
+# once.
+kuw_qemu_root() {
+	local r
+	case ${KUNWIND_QEMU:-host} in
+	host) echo "" ;;
+	trixie)
+		r=$(kuw_root trixie) || return 1
+		kuw_root_install "$r" qemu-system-x86 >&2 || return 1
+		echo "$r" ;;
+	*) die "KUNWIND_QEMU=$KUNWIND_QEMU: host or trixie" ;;
+	esac
+}
+
 # kuw_qemu KERNEL INITRD LOG TIMEOUT APPEND [MEM]: boot the guest on the
 # serial console, -smp 2, output to LOG; $QEMU_EXTRA adds options.
 # KUW_TCG_SINGLE=1: under TCG, one host thread for both vCPUs
-# (kuw_switch_guest).
+# (kuw_switch_guest).  KUNWIND_QEMU=trixie: Debian 13's QEMU, in its root
+# (KERNEL and INITRD under /tmp, the cache or the repository: the paths
+# kuw_in_root binds).
 # printk.devkmsg=on: the guests write their results to /dev/kmsg
 # (scripts/init/common.sh), which is otherwise rate-limited.
 # Returns 0 if the guest ended itself, 124 on timeout.
 kuw_qemu() {
 	local kernel=$1 initrd=$2 logf=$3 tmo=$4 append=$5 mem=${6:-256M}
-	local accel cpu rc=0
+	local accel cpu rc=0 qroot
+	qroot=$(kuw_qemu_root) || die "no QEMU in the Debian 13 root"
 	accel=$(kuw_accel "$kernel")
 	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
 	[ "${KUW_TCG_SINGLE:-0}" != 1 ] || [ "$accel" != tcg ] ||
 		accel=tcg,thread=single
-	log "booting $(basename "$kernel") ($accel, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s)"
+	log "booting $(basename "$kernel") ($accel, -smp 2${QEMU_EXTRA:+ $QEMU_EXTRA}, timeout ${tmo}s${qroot:+, QEMU of $qroot})"
 	# shellcheck disable=SC2086 # QEMU_EXTRA: several options, split
-	timeout -k 5 "$tmo" qemu-system-x86_64 \
+	kuw_in_root "$qroot" timeout -k 5 "$tmo" qemu-system-x86_64 \
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -monitor none -serial stdio \
 		${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$initrd" \
@@ -372,11 +395,26 @@ kuw_kunit_files() {
 	done
 }
 
+# kuw_switch_single: 1 when the x86 switch guest runs both vCPUs on one
+# TCG thread, 0 for multi-threaded TCG.  KUNWIND_SWITCH_TCG=single|multi
+# says which; by default multi with Debian 13's QEMU 10
+# (KUNWIND_QEMU=trixie), single with the host's.
+kuw_switch_single() {
+	case ${KUNWIND_SWITCH_TCG:-} in
+	single) echo 1 ;;
+	multi) echo 0 ;;
+	"") if [ "${KUNWIND_QEMU:-host}" = trixie ]; then echo 0; else echo 1; fi ;;
+	*) die "KUNWIND_SWITCH_TCG=$KUNWIND_SWITCH_TCG: single or multi" ;;
+	esac
+}
+
 # kuw_switch_guest KERNEL INITRD LOG: boot the cell's initramfs again with
-# rdinit=/init-switch, both vCPUs on one TCG thread: QEMU's multi-threaded
-# TCG leaves a vCPU spinning for good on an int3 that another vCPU's
-# text_poke already removed (docs/testbed.md), which any ftrace_ops
-# toggled while the other CPU runs the patched function triggers.  Prints
+# rdinit=/init-switch, both vCPUs on one TCG thread with the host's QEMU:
+# QEMU 7.2's multi-threaded TCG leaves a vCPU spinning for good on an int3
+# that another vCPU's text_poke already removed (docs/testbed.md), which
+# any ftrace_ops toggled while the other CPU runs the patched function
+# triggers.  With Debian 13's QEMU 10 (KUNWIND_QEMU=trixie) the x86 guest
+# runs multi-threaded (kuw_switch_single).  Prints
 # the guest's "P F S" counts (scripts/ktap.py) on stdout, its results on
 # stderr.
 kuw_switch_guest() {
@@ -385,7 +423,8 @@ kuw_switch_guest() {
 		KUW_TCG_SINGLE=1 kuw_qemu_arm64 "$kernel" "$initrd" "$logf" \
 			"$tmo" "rdinit=/init-switch" 512M >&2 || true
 	else
-		KUW_TCG_SINGLE=1 kuw_qemu "$kernel" "$initrd" "$logf" "$tmo" \
+		KUW_TCG_SINGLE=$(kuw_switch_single) kuw_qemu "$kernel" "$initrd" \
+			"$logf" "$tmo" \
 			"rdinit=/init-switch tsc_early_khz=$(kuw_tsc_khz)" 512M >&2 ||
 			true
 	fi

@@ -9,7 +9,7 @@
 #   KUW_IBT_EMU=bochs  IBT on: the CPU has it, CR4.CET and ENDBR tracking
 #       are on; kunwind.ko loads, (with the debug files) the vmlinux blob,
 #       its internals are the kernel's (and which of them the kernel
-#       sealed: kunwind calls those with ENDBR tracking off), every
+#       sealed: kunwind reaches those by static calls, direct), every
 #       thread's walk against /proc/PID/stack, walks through the
 #       function-graph and kretprobe trampolines (the internals that find
 #       the real return address), the consumers switch on under a load of
@@ -101,7 +101,7 @@ fi
 diag <$D/tables
 
 # Which of kunwind's internals the kernel sealed: kuw_call() must reach
-# those with ENDBR tracking off, or the first walk would fault.
+# those by a direct call (its static call), or the first walk would fault.
 n=0 sealed=""
 # shellcheck disable=SC2013 # one name a line, no blanks
 for name in $(awk '{ print $1 }' $D/internals); do

@@ -20,7 +20,8 @@ M=${KUW_MODDIR:-/lib/kunwind}/kunit/hung_payload.ko
 T=/tmp/kuw-hung
 mkdir -p $T
 
-# A test kernel's guest loads every test module first: then it is there.
+# A test kernel's guest, and check-stock's before lockdown is raised,
+# load it first: then it is there.
 mine=0
 if [ -d /sys/module/hung_payload ]; then
 	ok "hung_payload.ko loaded (by the guest; kuw_hung held in D state)"

@@ -58,7 +58,7 @@ a64=0
 # Secure Boot: one more, an unsigned kunwind.ko refused
 sb=0
 [ "${KUW_FIRMWARE:-none}" = secureboot ] && sb=1
-ktap_plan $((46 + dkms + a64 + sb))
+ktap_plan $((48 + dkms + a64 + sb))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -102,6 +102,8 @@ check "insmod demo_oops.ko (payload with .eh_frame and .sframe)" \
 # The test modules, signed with a key Debian's kernel does not trust, load
 # before lockdown is raised; stock_probe is moved by writes later.
 check "insmod stock_probe.ko (idle)" insmod "$KUW_MODDIR"/kunit/stock_probe.ko
+# its kthread waits in D state for the hung-task check (guest/hung_task.sh)
+check "insmod hung_payload.ko" insmod "$KUW_MODDIR"/kunit/hung_payload.ko
 if [ -f "$KUW_MODDIR"/kunit/reliable_payload.ko ]; then
 	check "insmod reliable_payload.ko" insmod "$KUW_MODDIR"/kunit/reliable_payload.ko
 else
@@ -523,6 +525,7 @@ else
 	skip "consumers.sh (vmlinux blob)" "$KUW_DBG_WHY"
 fi
 check "rmmod stock_probe" rmmod stock_probe
+check "rmmod hung_payload" rmmod hung_payload
 check "rmmod loop" rmmod loop
 check "rmmod demo_oops" rmmod demo_oops
 # loaded before lockdown was raised, it holds kunwind (it uses its API)

@@ -351,7 +351,8 @@ def bzimage_vmlinux(img):
         if payload.startswith(magic):
             if tool == 'lzma':
                 return lzma.decompress(payload, format=lzma.FORMAT_ALONE)
-            return subprocess.run([tool, '-dc'], input=payload,
+            # without the 4-byte size: the tools refuse trailing data
+            return subprocess.run([tool, '-dc'], input=payload[:-4],
                                   capture_output=True, check=True).stdout
     raise ValueError('bzImage payload in an unknown format')
 

@@ -81,14 +81,14 @@ static noinline u64 ip_endbr_callee(void)
 /*
  * One indirect call, compiled as the kernel compiles any (a call through
  * a register, or the retpoline thunk, patched to one on an eIBRS CPU).
- * The volatile pointer keeps the compiler from making it direct.
+ * OPTIMIZER_HIDE_VAR() keeps the compiler from making it direct.
  */
-static u64 (*volatile ip_fn)(void);
-
 static noinline u64 ip_call(unsigned long addr)
 {
-	ip_fn = (u64 (*)(void))addr;
-	return ip_fn();
+	u64 (*fn)(void) = (u64 (*)(void))addr;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn();
 }
 
 static void ip_say(const char *fmt, ...)
@@ -120,7 +120,7 @@ static ssize_t ip_write(struct file *f, const char __user *ubuf, size_t len,
 	if (!strcmp(cmd, "endbr")) {
 		addr = (unsigned long)&ip_endbr_callee;
 		kind = ip_kind(addr, &first);
-		ip_say("endbr: calling ip_endbr_callee at %px (%s, %08x) indirectly",
+		ip_say("endbr: calling ip_endbr_callee at %pS (%s, %08x) indirectly",
 		       (void *)addr, kind, first);
 		ret = ip_call(addr);
 		ip_say("endbr: ip_endbr_callee returned %llu", ret);
@@ -132,7 +132,7 @@ static ssize_t ip_write(struct file *f, const char __user *ubuf, size_t len,
 			mutex_unlock(&ip_lock);
 			return -EINVAL;
 		}
-		ip_say("sealed: calling %s at %px (%08x: its ENDBR sealed) indirectly",
+		ip_say("sealed: calling %s at %pS (%08x: its ENDBR sealed) indirectly",
 		       target, (void *)addr, first);
 		/*
 		 * Under IBT the fault's BUG() kills this writer in the call:

@@ -46,12 +46,7 @@ block() {
 }
 
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
-if [ -f "$KUW_MODDIR"/vmlinux.blob ]; then
-	check "vmlinux blob loaded (the -dbg package's tables)" \
-		sh -c "cat $KUW_MODDIR/vmlinux.blob >$C/load"
-else
-	skip "vmlinux blob loaded" "the test kernel keeps its own tables"
-fi
+load_vmlinux_blob
 diag </sys/kernel/debug/kunwind/tables
 {
 	cat /proc/modules

@@ -36,6 +36,18 @@ finish() {
 	sleep 10
 }
 
+# The vmlinux blob the host gave (a stock kernel's, from its -dbg
+# package) through /dev/kunwind/load: one KTAP result, a skip without one
+# (a test kernel keeps its own tables).
+load_vmlinux_blob() {
+	if [ -f "$KUW_MODDIR"/vmlinux.blob ]; then
+		check "vmlinux blob loaded (the -dbg package's tables)" \
+			sh -c "cat $KUW_MODDIR/vmlinux.blob >/dev/kunwind/load"
+	else
+		skip "vmlinux blob loaded" "none given: a test kernel keeps its own tables"
+	fi
+}
+
 # The demo oops (demo_oops.ko loaded): in a child shell, so that it kills
 # the writer, not /init; one KTAP result, then a second's pause for the
 # trace to reach the console.

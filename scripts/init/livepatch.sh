@@ -10,14 +10,9 @@
 # LIVEPATCH_ROUNDS)
 # shellcheck disable=SC1091 # written by the host
 [ ! -f /etc/kuw-livepatch ] || . /etc/kuw-livepatch
-C=/dev/kunwind
 ktap_plan 3
 diag "kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo)"
 check "insmod kunwind.ko" insmod "$KUW_MODDIR"/kunwind.ko
-if [ -f "$KUW_MODDIR"/vmlinux.blob ]; then
-	check "vmlinux blob loaded" sh -c "cat $KUW_MODDIR/vmlinux.blob >$C/load"
-else
-	skip "vmlinux blob loaded" "none given (a test kernel keeps its tables; a stock kernel's come from its -dbg package)"
-fi
+load_vmlinux_blob
 ktap_subtest "livepatch.sh" sh /guest/livepatch.sh
 finish

@@ -71,6 +71,9 @@ PROBLEMS = [
     r'^kobject: .* is not initialized',
     r'^Unable to handle kernel',
     r'^unchecked MSR access error',
+    # kunwind's own cross-checks at load (what the code says against
+    # kallsyms, ...)
+    r'^kunwind: .* disagree\b',
 ]
 PROBLEM = re.compile('|'.join('(?:%s)' % p for p in PROBLEMS))
 OOPS = re.compile(r'^(?:BUG: |Oops: |Unable to handle kernel )')

@@ -85,11 +85,6 @@ static void kuw_a64_krp_init(void)
 	kuw_lookup_range("__kretprobe_trampoline", kuw_krp_call);
 }
 
-/**
- * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
- *
- * Return: 0; each symbol missing only costs the boundary it serves.
- */
 /*
  * Leaf functions of the kernel image, proven from their machine code at
  * load time: no instruction of theirs writes sp or x30, calls (bl, blr),
@@ -128,6 +123,15 @@ static bool kuw_a64_leaf_insn(u32 insn)
 	/* pac/aut of x30 (paciasp, autiasp, ...z), xpaclri */
 	if ((insn & 0xffffff1fU) == 0xd503231fU || insn == 0xd50320ffU)
 		return false;
+	/*
+	 * Loads and stores of SIMD&FP registers (pair, register, structures;
+	 * V set): their Rt and Rt2 name a vector register, never x30.  With
+	 * sp as the base (a writeback could move it): not looked at further.
+	 */
+	if ((insn & 0x3e000000U) == 0x2c000000U ||
+	    (insn & 0x3c000000U) == 0x3c000000U ||
+	    (insn & 0xbe000000U) == 0x0c000000U)
+		return rn != 31;
 	/* any write to x30: conservatively, x30 in Rd/Rt or a pair's Rt2 */
 	if (rd == 30)
 		return false;
@@ -267,12 +271,71 @@ void kuw_arch_exit(void)
 	kuw_nleaves = 0;
 }
 
-int kuw_arch_init(void)
+/*
+ * The address of the per-CPU irq_stack_ptr from call_on_irq_stack()'s code,
+ * which loads it with ldr_this_cpu: "adrp xN, sym; add xN, xN, :lo12:sym;
+ * mrs xT, tpidr_el1 (tpidr_el2 with VHE); ldr xN, [xN, xT]".  A kernel
+ * without CONFIG_KALLSYMS_ALL (Debian's 6.1 arm64) has no data symbols in
+ * kallsyms; every release's call_on_irq_stack() has that sequence.
+ *
+ * Return: the address, or 0 when the code is not that.
+ */
+static unsigned long kuw_a64_irq_stack_ptr(void)
 {
-	kuw_irq_stack_ptr = kuw_lookup_name("irq_stack_ptr");
-	kuw_overflow_stack = kuw_lookup_name("overflow_stack");
+	unsigned long pc = kuw_irq_call[0];
+	unsigned int i, rd, rt;
+	u32 c[16];
+	s64 off;
+
+	if (!pc || copy_from_kernel_nofault(c, (void *)pc, sizeof(c)))
+		return 0;
+	for (i = 0; i + 3 < ARRAY_SIZE(c); i++) {
+		rd = c[i] & 0x1f;
+		rt = c[i + 2] & 0x1f;
+		if ((c[i] & 0x9f000000U) != 0x90000000U ||	/* adrp xN */
+		    /* add xN, xN, #imm12 */
+		    (c[i + 1] & 0xffc003ffU) != (0x91000000U | rd << 5 | rd) ||
+		    /* mrs xT, tpidr_el1 / tpidr_el2 */
+		    ((c[i + 2] & ~0x1fU) != 0xd538d080U &&
+		     (c[i + 2] & ~0x1fU) != 0xd53cd040U) ||
+		    /* ldr xN, [xN, xT] */
+		    c[i + 3] != (0xf8606800U | rt << 16 | rd << 5 | rd))
+			continue;
+		off = ((c[i] >> 29) & 3) | ((c[i] >> 5) & 0x7ffff) << 2;
+		off = sign_extend64(off, 20) * 4096;
+		return ((pc + 4 * i) & ~0xfffUL) + off +
+		       ((c[i + 1] >> 10) & 0xfff);
+	}
+	return 0;
+}
+
+/*
+ * irq_stack_ptr: read from the code, checked against kallsyms where that
+ * has it (a kernel with CONFIG_KALLSYMS_ALL: every test kernel).
+ */
+static void kuw_a64_irq_stack_init(void)
+{
+	unsigned long code = kuw_a64_irq_stack_ptr();
+	unsigned long sym = kuw_lookup_name("irq_stack_ptr");
+
+	if (code && sym && code != sym)
+		pr_warn("irq_stack_ptr: call_on_irq_stack's code and kallsyms disagree (by %+ld bytes); kallsyms wins\n",
+			(long)(code - sym));
+	kuw_irq_stack_ptr = sym ? sym : code;
 	if (!kuw_irq_stack_ptr)
 		pr_warn("irq_stack_ptr not found: IRQ stacks are not walked\n");
+	else if (!sym)
+		pr_info("irq_stack_ptr read from call_on_irq_stack's code\n");
+}
+
+/**
+ * kuw_arch_init() - find what the arm64 unwinder needs from the kernel
+ *
+ * Return: 0; each symbol missing only costs the boundary it serves.
+ */
+int kuw_arch_init(void)
+{
+	kuw_overflow_stack = kuw_lookup_name("overflow_stack");
 	kuw_entry_text[0] = kuw_lookup_name("__entry_text_start");
 	kuw_entry_text[1] = kuw_lookup_name("__entry_text_end");
 	kuw_kimage[0] = kuw_lookup_name("_text");
@@ -286,6 +349,7 @@ int kuw_arch_init(void)
 	if (!kuw_kimage[0] || !kuw_kimage[1])
 		kuw_lookup_fn(is_module_address);
 	kuw_lookup_range("call_on_irq_stack", kuw_irq_call);
+	kuw_a64_irq_stack_init();
 	kuw_lookup_range("secondary_startup", kuw_idle[0]);
 	kuw_lookup_range("__primary_switched", kuw_idle[1]);
 	kuw_a64_tramp[0] = kuw_lookup_name("return_to_handler");

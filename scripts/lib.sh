@@ -442,14 +442,16 @@ kuw_switch_guest() {
 # Debian release (12 for 6.1, 13 for 6.12 and 7.3: the compiler the kernel
 # was built with) in a plain root (kuw_root CODE plain, as make check-deb
 # uses it) whose /var/lib/dkms/mok.key is the test bed's MOK key, `dkms
-# build` against KDIR, linked at KVER/build of dkms's install tree as
-# linux-headers leaves /lib/modules/KVER/build (dkms finds sign-file
-# there when the kernel's Debian linux-kbuild package is not installed).  The test kernel trusts that key
-# (sign.config), so the lockdown guest loads exactly what DKMS signed.
+# build` against KDIR, linked at KVER/build of dkms's install tree and,
+# for the build, at the root's /lib/modules/KVER/build, as linux-headers
+# leaves it: dkms finds sign-file there when the kernel's Debian
+# linux-kbuild package is not installed (a fresh root).  The test kernel
+# trusts that key (sign.config), so the lockdown guest loads exactly what
+# DKMS signed.
 # x86_64 only (the root has no cross compiler).  Prints the module's path
 # (WORK/dkms/kunwind.ko), or nothing, with the reason on stderr.
 kuw_dkms_test_kernel() {
-	local kdir=$1 work=$2 code root mokd kver ver d f cc
+	local kdir=$1 work=$2 code root mokd kver ver d f cc rc
 	[ "$KUW_ARCH" = x86_64 ] || { log "dkms-signed kunwind.ko: x86_64 cells only" >&2; return 0; }
 	[ "$(id -u)" = 0 ] || { log "dkms-signed kunwind.ko: needs root" >&2; return 0; }
 	code=$(kuw_release_codename "${KUW_RELEASE:-6.1}")
@@ -472,12 +474,22 @@ kuw_dkms_test_kernel() {
 		install -m 0600 "$mokd/mok.key" "$root/var/lib/dkms/mok.key"
 		install -m 0644 "$mokd/mok.pub" "$root/var/lib/dkms/mok.pub"
 		ln -sfn "$kdir" "$d/install/$kver/build"
+		# dkms signs with the sign-file of the kernel's Debian
+		# linux-kbuild package, else /lib/modules/KVER/build's: the
+		# root's, for the time of the build only (make check-deb's
+		# dkms would build for every KVER it finds there)
+		install -d -m 0755 "$root/lib/modules/$kver"
+		ln -sfn "$kdir" "$root/lib/modules/$kver/build"
+		rc=0
 		kuw_in_root "$root" env dkms --dkmstree "$d/tree" --sourcetree "$d/src" \
 			--installtree "$d/install" -m kunwind -v "$ver" -k "$kver" \
 			--kernelsourcedir "$kdir" add >"$d.log" 2>&1 &&
 		kuw_in_root "$root" env dkms --dkmstree "$d/tree" --sourcetree "$d/src" \
 			--installtree "$d/install" -m kunwind -v "$ver" -k "$kver" \
-			--kernelsourcedir "$kdir" build >>"$d.log" 2>&1
+			--kernelsourcedir "$kdir" build >>"$d.log" 2>&1 || rc=1
+		rm -f "$root/lib/modules/$kver/build"
+		rmdir "$root/lib/modules/$kver" 2>/dev/null || true
+		exit $rc
 	) 8>"$CACHE/roots/$code-plain.test.lock" || {
 		tail -n 20 "$d.log" >&2 2>/dev/null
 		log "dkms-signed kunwind.ko: dkms build failed (log $d.log)" >&2

@@ -452,8 +452,10 @@ static bool kuw_perf_join_put(void *cookie, unsigned long pc)
  * entries from @nr on: the kernel's walk of the same @regs (what
  * perf_callchain_kernel() does: arch_stack_walk() from the regs' pc) is
  * followed to kunwind's last entry, as many times over as kunwind stored
- * it, and its frames from there are added.  Return: false when the
- * kernel's walk never got there (the entry is then as kunwind left it).
+ * it, and its frames from there are added.  Return: false when kunwind
+ * found no caller (the kernel's own perf_callchain_kernel() then answers
+ * alone) or the kernel's walk never got to kunwind's last entry (the entry
+ * is then as kunwind left it).
  */
 static bool kuw_perf_splice(struct perf_callchain_entry_ctx *entry,
 			    struct pt_regs *regs, u32 nr)
@@ -462,7 +464,7 @@ static bool kuw_perf_splice(struct perf_callchain_entry_ctx *entry,
 	struct kuw_perf_join j = { .entry = entry };
 	u64 i, end = e->nr, first = end - (entry->nr - nr);
 
-	if (!KUW_FN(arch_stack_walk) || entry->nr <= nr)
+	if (!KUW_FN(arch_stack_walk) || entry->nr <= nr + 1)
 		return false;
 	j.join = e->ip[end - 1];
 	for (i = first; i < end; i++)

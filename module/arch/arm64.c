@@ -88,7 +88,8 @@ static void kuw_a64_krp_init(void)
 /*
  * Leaf functions of the kernel image, proven from their machine code at
  * load time: no instruction of theirs writes sp or x30, calls (bl, blr),
- * or signs x30.  While one runs, its return address is in x30 and its
+ * or signs x30, and their code is whole (kuw_a64_leaf_closed()).  While
+ * one runs, its return address is in x30 and its
  * caller's sp is sp: an exception in it that no row covers (assembly
  * without CFI: memset, memcpy, clear_page, copy_page, the user copies,
  * strlen...; any C leaf on a kernel whose tables are not loaded) is left
@@ -152,19 +153,93 @@ static bool kuw_a64_leaf_insn(u32 insn)
 	return true;
 }
 
+/* @insn at @pc: a direct branch (b, b.cond, cbz/cbnz, tbz/tbnz) to @to? */
+static bool kuw_a64_branch(u32 insn, u64 pc, u64 *to)
+{
+	s64 off;
+
+	if ((insn & 0xfc000000U) == 0x14000000U)		/* b */
+		off = sign_extend64(insn & 0x3ffffff, 25);
+	else if ((insn & 0xff000010U) == 0x54000000U ||	/* b.cond */
+		 (insn & 0x7e000000U) == 0x34000000U)		/* cbz, cbnz */
+		off = sign_extend64((insn >> 5) & 0x7ffff, 18);
+	else if ((insn & 0x7e000000U) == 0x36000000U)		/* tbz, tbnz */
+		off = sign_extend64((insn >> 5) & 0x3fff, 13);
+	else
+		return false;
+	*to = pc + off * 4;
+	return true;
+}
+
+/* the instructions kuw_a64_leaf_closed() has found reachable (init only) */
+static DECLARE_BITMAP(kuw_leaf_reach, KUW_LEAF_MAX_INSNS);
+#define KUW_LEAF_PASSES		16
+
+/*
+ * kallsyms splits assembly at its global inner labels (ftrace_common()
+ * ends where ftrace_call begins, and runs on into it): an extent is a leaf
+ * only when it is a whole piece of code.  What it runs from its start may
+ * not run on past its end, branch out of it (a tail call is not told
+ * from a jump into the rest of a split function, which may have moved sp
+ * or saved x30 before), or branch through a register other than ret's
+ * x30; it ends in ret or loops.  What it never runs (an alternative's
+ * replacement after the ret, padding) is not followed.  Return: true when
+ * that is shown within KUW_LEAF_PASSES passes.
+ */
+static bool kuw_a64_leaf_closed(unsigned long start, unsigned int n)
+{
+	unsigned int k, pass;
+	bool grew;
+	u32 insn;
+	u64 to;
+
+	bitmap_zero(kuw_leaf_reach, n);
+	__set_bit(0, kuw_leaf_reach);
+	for (pass = 0; pass < KUW_LEAF_PASSES; pass++) {
+		grew = false;
+		for_each_set_bit(k, kuw_leaf_reach, n) {
+			if (copy_from_kernel_nofault(&insn,
+						     (void *)(start + 4 * k), 4))
+				return false;
+			if ((insn & 0xfe000000U) == 0xd6000000U) {
+				/* branch (register): only ret (x30) */
+				if (insn != 0xd65f03c0U)
+					return false;
+				continue;
+			}
+			if (kuw_a64_branch(insn, start + 4 * k, &to)) {
+				if (to < start || to >= start + 4 * n)
+					return false;
+				if (!__test_and_set_bit((to - start) / 4,
+							kuw_leaf_reach))
+					grew = true;
+				if ((insn & 0xfc000000U) == 0x14000000U)
+					continue;	/* b: never the next */
+			}
+			if (k + 1 == n)
+				return false;	/* runs on past the end */
+			if (!__test_and_set_bit(k + 1, kuw_leaf_reach))
+				grew = true;
+		}
+		if (!grew)
+			return true;
+	}
+	return false;
+}
+
 static bool kuw_a64_leaf_fn(unsigned long start, unsigned long size)
 {
 	unsigned long i;
 	u32 insn;
 
-	if (size > KUW_LEAF_MAX_INSNS * 4 || (start & 3))
+	if (size > KUW_LEAF_MAX_INSNS * 4 || (start & 3) || size < 4)
 		return false;
 	for (i = 0; i + 4 <= size; i += 4) {
 		if (copy_from_kernel_nofault(&insn, (void *)(start + i), 4) ||
 		    !kuw_a64_leaf_insn(insn))
 			return false;
 	}
-	return size >= 4;
+	return kuw_a64_leaf_closed(start, size / 4);
 }
 
 /*

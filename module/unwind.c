@@ -464,8 +464,12 @@ static __always_inline int kuw_lookahead(struct kunwind_state *s,
 	/* the previous look-ahead's object, if of this generation */
 	if (s->ahead_entry && s->ahead_seq == seq)
 		hint = s->ahead_entry;
+	/*
+	 * An interrupted pc (a pt_regs crossed) may sit in entry slots
+	 * before its function's FDE, as the first frame's may
+	 */
 	if (likely(kuw_ahead_fill(s, s->signal ? pc : pc - 1, seq, rc, hint,
-				  false)))
+				  s->signal)))
 		return 0;
 	s->ahead_ok = false;
 	return kuw_arch_unknown_pc(s, pc);

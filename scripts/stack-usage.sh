@@ -7,7 +7,7 @@
 # KUW_STACK_INFO=1, so that gcc writes every object's call graph with its
 # frame sizes (-fcallgraph-info=su), which scripts/stack_usage.py adds up
 # along the deepest path.  Fails when a path is over KUW_STACK_MAX bytes
-# (default 1920).
+# (default 2304).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +16,7 @@ trap 'rm -rf "$WORK"' EXIT
 KDIR=$("$REPO/scripts/build-kernel.sh")
 kuw_build_modules "$KDIR" "$WORK" KUW_STACK_INFO=1 ||
 	die "module build failed (above)"
-python3 "$REPO/scripts/stack_usage.py" --max "${KUW_STACK_MAX:-1920}" \
+python3 "$REPO/scripts/stack_usage.py" --max "${KUW_STACK_MAX:-2304}" \
 	"$WORK/src/module" kuw_perf_callchain_kernel kuw_stack_trace_save \
 	kuw_stack_trace_save_tsk kuw_stack_trace_save_regs \
 	kuw_stack_trace_save_tsk_reliable

@@ -177,17 +177,18 @@ static DECLARE_BITMAP(kuw_leaf_reach, KUW_LEAF_MAX_INSNS);
 
 /*
  * kallsyms splits assembly at its global inner labels (ftrace_common()
- * ends where ftrace_call begins, and runs on into it): an extent is a leaf
- * only when it is a whole piece of code.  What it runs from its start may
- * not run on past its end, branch out of it (a tail call is not told
- * from a jump into the rest of a split function, which may have moved sp
- * or saved x30 before), or branch through a register other than ret's
- * x30; it ends in ret or loops.  What it never runs (an alternative's
- * replacement after the ret, padding) is not followed.  Return: true when
- * that is shown within KUW_LEAF_PASSES passes.
+ * ends where ftrace_call begins, and runs on into it; ftrace_caller()
+ * jumps to it with sp moved): an extent is a leaf only when it is a whole
+ * function.  What it runs from its start may not run on past its end,
+ * branch through a register other than ret's x30, or branch out of it but
+ * to the start of a function (a tail call: 7.3's memset() is one to
+ * __pi_memset_generic()); it ends in ret, loops or tail-calls.  What it
+ * never runs (an alternative's replacement after the ret, padding) is not
+ * followed.  Return: true when that is shown within KUW_LEAF_PASSES passes.
  */
 static bool kuw_a64_leaf_closed(unsigned long start, unsigned int n)
 {
+	unsigned long fn, fn_size;
 	unsigned int k, pass;
 	bool grew;
 	u32 insn;
@@ -208,11 +209,14 @@ static bool kuw_a64_leaf_closed(unsigned long start, unsigned int n)
 				continue;
 			}
 			if (kuw_a64_branch(insn, start + 4 * k, &to)) {
-				if (to < start || to >= start + 4 * n)
+				if (to >= start && to < start + 4 * n) {
+					if (!__test_and_set_bit((to - start) / 4,
+								kuw_leaf_reach))
+						grew = true;
+				} else if (!kuw_fn_extent(to, &fn, &fn_size) ||
+					   fn != to) {
 					return false;
-				if (!__test_and_set_bit((to - start) / 4,
-							kuw_leaf_reach))
-					grew = true;
+				}
 				if ((insn & 0xfc000000U) == 0x14000000U)
 					continue;	/* b: never the next */
 			}

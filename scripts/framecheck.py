@@ -755,6 +755,14 @@ class Checker:
             if RANK[a[0]] < RANK[r[0]]:
                 r = (a[0], a[1] + ' (alternative at %s)' % sym(f, site),
                      a[2])
+            # 6.8 on, a pv_ops call is an alternative flagged
+            # ALT_FLAG_CALL whose code reads "call BUG_func": the kernel
+            # patches in a direct call of the pv_ops slot's target, which
+            # the file does not say
+            if r[0] == 'skipped' and r[2] == 'BUG_func':
+                r = ('indirect', 'pv_ops call site at %s (call BUG_func, '
+                     'patched at boot to call the pv_ops target)'
+                     % sym(f, site), None)
         return r
 
     def _after(self, insn, below, sched_first, f):

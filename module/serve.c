@@ -428,51 +428,6 @@ static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
 		kuw_call(perf_callchain_kernel, entry, regs);
 }
 
-/* The kernel's walk after kunwind's stopped: on from kunwind's last entry. */
-struct kuw_perf_join {
-	struct perf_callchain_entry_ctx *entry;
-	unsigned long join;	/* kunwind's last entry */
-	unsigned int nth;	/* @join's entries still to pass */
-	bool joined;
-};
-
-static bool kuw_perf_join_put(void *cookie, unsigned long pc)
-{
-	struct kuw_perf_join *j = cookie;
-
-	if (j->joined)
-		return !perf_callchain_store(j->entry, pc);
-	if (pc == j->join && !--j->nth)
-		j->joined = true;
-	return true;
-}
-
-/*
- * kunwind's walk stopped early (a stack or code it cannot step) after the
- * entries from @nr on: the kernel's walk of the same @regs (what
- * perf_callchain_kernel() does: arch_stack_walk() from the regs' pc) is
- * followed to kunwind's last entry, as many times over as kunwind stored
- * it, and its frames from there are added.  Return: false when kunwind
- * found no caller (the kernel's own perf_callchain_kernel() then answers
- * alone) or the kernel's walk never got to kunwind's last entry (the entry
- * is then as kunwind left it).
- */
-static bool kuw_perf_splice(struct perf_callchain_entry_ctx *entry,
-			    struct pt_regs *regs, u32 nr)
-{
-	struct perf_callchain_entry *e = entry->entry;
-	struct kuw_perf_join j = { .entry = entry };
-	u64 i, end = e->nr, first = end - (entry->nr - nr);
-
-	if (!KUW_FN(arch_stack_walk) || entry->nr <= nr + 1)
-		return false;
-	j.join = e->ip[end - 1];
-	for (i = first; i < end; i++)
-		j.nth += e->ip[i] == j.join;
-	kuw_call(arch_stack_walk, kuw_perf_join_put, &j, current, regs);
-	return j.joined;
-}
-
 /**
  * kuw_perf_callchain_kernel() - perf_callchain_kernel() by kunwind
  * @entry: the callchain being filled (perf_callchain_store() says when
@@ -518,12 +473,10 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	}
 	if (kunwind_stop_reason(&st) == -KUW_E_END)
 		goto out;
-	/* stopped early: the kernel's walk on from ours, or its whole chain */
-	ok = false;
-	if (kuw_perf_splice(entry, regs, nr))
-		goto out;
+	/* stopped early: the kernel's chain instead of ours */
 	entry->entry->nr -= entry->nr - nr;
 	entry->nr = nr;
+	ok = false;
 	kuw_perf_kernel(entry, regs);
 out:
 	kuw_serve_count(KUW_CONS_PERF, ok);

@@ -400,6 +400,20 @@ static void kuw_a64_irq_stack_init(void)
 	if (code && sym && code != sym)
 		pr_warn("irq_stack_ptr: call_on_irq_stack's code and kallsyms disagree (by %+ld bytes); kallsyms wins\n",
 			(long)(code - sym));
+	/*
+	 * Read from the code only: this CPU's pointer must read back as an
+	 * IRQ stack would (set, 16-aligned) before walks dereference it
+	 */
+	if (code && !sym) {
+		unsigned long *slot = raw_cpu_ptr((unsigned long __percpu *)code);
+		unsigned long low;
+
+		if (copy_from_kernel_nofault(&low, slot, sizeof(low)) || !low ||
+		    (low & 15)) {
+			pr_warn("irq_stack_ptr: call_on_irq_stack's code names no IRQ stack\n");
+			code = 0;
+		}
+	}
 	kuw_irq_stack_ptr = sym ? sym : code;
 	if (!kuw_irq_stack_ptr)
 		pr_warn("irq_stack_ptr not found: IRQ stacks are not walked\n");

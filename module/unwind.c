@@ -150,8 +150,14 @@ static __always_inline unsigned long kuw_switches(struct task_struct *task)
 static bool kuw_task_ran(const struct kunwind_state *s)
 {
 	smp_rmb();	/* the walk's reads of the stack, then the task's state */
-	return READ_ONCE(s->task->on_cpu) ||
-	       kuw_switches(s->task) != s->switches;
+	/*
+	 * acquire: an on_cpu of 0 is finish_task()'s release, which came
+	 * after the switch away was counted; the counts read below are then
+	 * at least that switch's (a plain read could take them first)
+	 */
+	if (smp_load_acquire(&s->task->on_cpu))
+		return true;
+	return kuw_switches(s->task) != s->switches;
 }
 
 /*
@@ -1059,7 +1065,7 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 					unsigned long *first_frame, u8 src,
 					bool lean)
 {
-	bool reliable, self;
+	bool self;
 	int ret;
 
 	task = task ? task : current;
@@ -1097,20 +1103,18 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 	}
 	/*
 	 * Skip kunwind's own frames, then up to the requested frame.  Skipped
-	 * frames are not reported, so how they were stepped does not make the
-	 * trace unreliable.
+	 * frames are not reported, but the first reported frame is only as
+	 * sure as every step that led to it: a guessed, ORC or untrusted
+	 * step among them leaves the trace unreliable.
 	 */
-	reliable = state->reliable;
 	self = !regs && task == current;
 	if (self || first_frame)
 		ret = kuw_skip(state, self, (unsigned long)first_frame,
 			       src & ~KUNWIND_NO_ORC, lean);
-	if (ret) {
+	if (ret)
 		kuw_stop(state, ret);
-	} else {
-		state->reliable = reliable;
+	else
 		state->how = KUNWIND_FRAME_START;
-	}
 	state->nframes = 0;
 }
 

@@ -24,8 +24,10 @@
 #include <linux/timer.h>
 #include "kuw_probes.h"
 
-#if KUW_HAVE_SCOPED_WITH_INIT_FS
+#if KUW_HAVE_SCOPED_WITH_INIT_FS || KUW_HAVE_INIT_TASK_FS_ROOT
 #include <linux/fs_struct.h>
+#include <linux/path.h>
+#include <linux/sched/task.h>
 #endif
 
 #if !KUW_HAVE_SANITY
@@ -113,6 +115,21 @@ static inline bool kuw_module_core_region(const struct module *mod,
 	}
 	return false;
 }
+
+/**
+ * kuw_module_rodata() - a module's read-only data (not text, not data,
+ * not read-only-after-init data)
+ * @mod: the module
+ *
+ * Where the loader puts the sections it allocates that are neither
+ * executable nor writable: .eh_frame and .sframe among them.
+ *
+ * Return: the range (MOD_RODATA).
+ */
+static inline struct kuw_range kuw_module_rodata(const struct module *mod)
+{
+	return kuw_mod_mem(mod, MOD_RODATA);
+}
 #elif KUW_HAVE_MODULE_LAYOUT
 static inline struct kuw_range kuw_module_text(const struct module *mod)
 {
@@ -136,6 +153,15 @@ static inline bool kuw_module_core_region(const struct module *mod,
 
 	*r = (struct kuw_range){ b, b + mod->core_layout.size };
 	return addr >= r->start && addr < r->end;
+}
+
+/* core layout: text, then read-only data up to ro_size, then the rest */
+static inline struct kuw_range kuw_module_rodata(const struct module *mod)
+{
+	unsigned long b = (unsigned long)mod->core_layout.base;
+
+	return (struct kuw_range){ b + mod->core_layout.text_size,
+				   b + mod->core_layout.ro_size };
 }
 #else
 #error "kunwind: struct module: no mem[] nor core_layout (probes module_mem, module_layout)"
@@ -187,26 +213,37 @@ static inline int kuw_timer_delete_sync(struct timer_list *timer)
  * @flags: open flags
  * @mode: mode
  *
- * Since the kernel threads' root became an empty nullfs (fs/nullfs.c,
- * with scoped_with_init_fs() in <linux/fs_struct.h>), a path opened from a
- * kernel thread (a KUnit case, a worker) is not found: resolve it from PID
- * 1's root, as the kernel's own kernel_read_file_from_path_initns() does.
- * Before that, a kernel thread's root is already PID 1's (init_fs).
+ * The path is resolved from PID 1's root, in PID 1's mount namespace, as
+ * the kernel's own kernel_read_file_from_path_initns() does, never from
+ * the caller's: a caller in a container or a chroot, or one that mounted
+ * over /sys in a namespace of its own, does not choose what kunwind reads;
+ * and since the kernel threads' root became an empty nullfs (fs/nullfs.c),
+ * a kernel thread's (a KUnit case's, a worker's) would find nothing.
+ * Where the kernel has scoped_with_init_fs() (<linux/fs_struct.h>), it
+ * borrows init's root for the open; before, file_open_root() from
+ * init_task's root (PID 1 shares init_task's fs_struct: CLONE_FS).
  *
  * Return: the file, or an ERR_PTR().
  */
 static inline struct file *kuw_filp_open_init(const char *path, int flags,
 					      umode_t mode)
 {
-#if KUW_HAVE_SCOPED_WITH_INIT_FS
 	struct file *f;
-
+#if KUW_HAVE_SCOPED_WITH_INIT_FS
 	scoped_with_init_fs()
 		f = filp_open(path, flags, mode);
-	return f;
+#elif KUW_HAVE_INIT_TASK_FS_ROOT
+	struct path root;
+
+	task_lock(&init_task);
+	get_fs_root(init_task.fs, &root);
+	task_unlock(&init_task);
+	f = file_open_root(&root, path, flags, mode);
+	path_put(&root);
 #else
-	return filp_open(path, flags, mode);
+#error "kunwind: no scoped_with_init_fs() nor file_open_root() from init_task's root (probes scoped_with_init_fs, init_task_fs_root)"
 #endif
+	return f;
 }
 
 /*

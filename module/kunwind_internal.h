@@ -125,6 +125,8 @@ int kuw_modules_init(void);
 void kuw_modules_exit(void);
 int kuw_registry_add_module(struct module *mod);
 ssize_t kuw_read_file(const char *path, void *buf, size_t len);
+unsigned long kuw_sysfs_table_end(struct module *mod, int src,
+				  unsigned long addr);
 struct module *kuw_module_get(const char *name);
 int kuw_module_remap(struct module *mod, struct kuw_blob *b,
 		     struct kuw_remap *map, struct kuw_diag *d);

@@ -35,6 +35,7 @@
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
+#include <linux/security.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -380,9 +381,38 @@ static unsigned long kuw_next_sect(const struct kuw_dirctx *c,
 	return limit;
 }
 
+/**
+ * kuw_sysfs_table_end() - may a table section be read where sysfs says?
+ * @mod: the module
+ * @src: enum kuw_src: which section
+ * @addr: its address as /sys/module/<name>/sections/ gave it
+ *
+ * .eh_frame and .sframe are allocated, neither writable nor executable:
+ * the loader puts them in the module's read-only data, which nothing
+ * writes after the load.  An address anywhere else (text, data, data
+ * read-only after init, another module, 0) is not such a section: sysfs
+ * can be mounted over by root, and a table built from writable data could
+ * be rewritten under the walks that read it.
+ *
+ * Return: the end of @mod's read-only data when @addr lies in it (the
+ * section's size is at most that end minus @addr), else 0: refused.
+ */
+unsigned long kuw_sysfs_table_end(struct module *mod, int src,
+				  unsigned long addr)
+{
+	struct kuw_range ro = kuw_module_rodata(mod);
+
+	if (src < 0 || src >= KUW_SRC__COUNT || !addr ||
+	    addr < ro.start || addr >= ro.end)
+		return 0;
+	return ro.end;
+}
+EXPORT_SYMBOL_GPL(kuw_sysfs_table_end);
+
 /*
  * Addresses of @mod's loaded sections from sysfs; for each table source,
- * the section's address and an upper bound of its size.
+ * the section's address and an upper bound of its size, within the
+ * module's read-only data (kuw_sysfs_table_end()).
  */
 static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 {
@@ -417,16 +447,15 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 		if (kuw_read_addr(mod->name, c.s[i].name, &c.s[i].addr))
 			c.s[i].addr = 0;
 	for (src = 0; src < KUW_SRC__COUNT; src++) {
-		struct kuw_range region;
 		unsigned long a = 0, bound;
 
 		for (i = 0; i < c.n; i++)
 			if (!strcmp(c.s[i].name, kuw_src_section(src)))
 				a = c.s[i].addr;
-		/* in the module's core memory, bounded by its region */
-		if (!a || !kuw_module_core_region(mod, a, &region))
+		bound = kuw_sysfs_table_end(mod, src, a);
+		if (!bound)
 			continue;
-		bound = kuw_next_sect(&c, a, region.end);
+		bound = kuw_next_sect(&c, a, bound);
 		rec->addr[src] = a;
 		rec->size[src] = bound - a;
 		/*
@@ -451,6 +480,26 @@ static int kuw_sysfs_sections(struct module *mod, struct kuw_pending *rec)
 out:
 	kvfree(c.s);
 	return ret;
+}
+
+/*
+ * May walks through tables read from sysfs be reliable?  Not once the
+ * kernel is locked down (integrity): root, whom lockdown holds apart from
+ * the kernel, can mount over /sys/module/<name>/sections/ and choose
+ * where a table is read (within the module's read-only data, but there
+ * any bytes that parse), and livepatch trusts a reliable trace to switch
+ * a task.  Such tables serve traces, never a reliable one; tables read
+ * before lockdown was raised stay trusted, as blobs loaded before it
+ * (kuw_lockdown_blob()).  The kprobe's records, from the section headers
+ * the loader itself placed, are the kernel's own and stay trusted.
+ */
+static bool kuw_sysfs_trusted(struct module *mod)
+{
+	if (!security_locked_down(LOCKDOWN_INTEGRITY_MAX))
+		return true;
+	pr_info_once("%s: the kernel is locked down (integrity): tables read from /sys/module/*/sections/ (modules loaded before kunwind, kunwind itself) serve traces, never a reliable one\n",
+		     mod->name);
+	return false;
 }
 
 /*
@@ -483,8 +532,13 @@ static int kuw_add_mod(struct module *mod, bool sysfs)
 		o.text_start = min(o.text_start, rec.init_lo);
 		o.text_end = max(o.text_end, rec.init_hi);
 	}
-	for (src = 0; src < KUW_SRC__COUNT; src++)
+	if (!strcmp(how, "sysfs") && !kuw_sysfs_trusted(mod))
+		how = "sysfs-untrusted";
+	for (src = 0; src < KUW_SRC__COUNT; src++) {
 		kuw_build(e, &o, src, rec.addr[src], rec.size[src], how);
+		if (e->tab[src] && strcmp(how, "sysfs-untrusted") == 0)
+			e->tab[src]->untrusted = 1;
+	}
 
 	mutex_lock(&kuw_reg_mutex);
 	if (kuw_find_mod(mod)) {	/* raced with the notifier */

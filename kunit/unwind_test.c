@@ -28,6 +28,7 @@
 #include <linux/uaccess.h>
 #include "compat.h"
 #include "kunwind.h"
+#include "kunwind_internal.h"
 #include "arch.h"
 #include "blob.h"
 #include "kt_arch.h"
@@ -1463,6 +1464,162 @@ static void kt_first_frame(struct kunit *test)
 	kt_first_frame_walk(test);
 }
 
+/*
+ * Reliability across the skip: a trace is only as sure as every step that
+ * led to its first frame, the skipped ones included.  A walk from here,
+ * once through: the frames of this module (the case, KUnit's call of it
+ * is vmlinux's), then the kernel's to the end, reliable.  The tables whose
+ * rows stepped this module's frames are then marked untrusted (as a table
+ * root gives under lockdown) and the walk is started again with
+ * first_frame at the sp of this module's last frame: the skip steps
+ * through the untrusted rows, the frames it reports are the kernel's
+ * (the same ones, every step a trusted row), and the walk ends cleanly.
+ * It may not be reliable.  The same walk with the tables trusted again
+ * is: a skip made of table rows only keeps the trace reliable.  (A
+ * kunwind that restored the flag after the skip called the second walk
+ * reliable.)
+ */
+struct kt_skip {
+	unsigned long pc[KT_MAX];
+	unsigned long sp[KT_MAX];
+	const struct kuw_table *by[KT_MAX];	/* the table that stepped it */
+	unsigned int n;
+};
+
+static noinline void kt_skip_record(struct kunit *test, struct kt_skip *w)
+{
+	struct kunwind_state st;
+
+	w->n = 0;
+	for (kunwind_start(&st, current, NULL, NULL); !kunwind_done(&st) &&
+	     w->n < KT_MAX; kunwind_next_frame(&st)) {
+		if (w->n)
+			w->by[w->n - 1] = st.table;
+		w->pc[w->n] = kunwind_get_return_address(&st);
+		w->sp[w->n++] = st.regs.r[KT_REG_SP];
+	}
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(&st), -KUW_E_END, "%s",
+			    kunwind_strerror(kunwind_stop_reason(&st)));
+	KUNIT_EXPECT_TRUE(test, kunwind_reliable(&st));
+}
+
+/* From first_frame @ff: the frames must be @w's from @from on. */
+static noinline bool kt_skip_walk(struct kunit *test, const struct kt_skip *w,
+				  unsigned int from, unsigned long ff)
+{
+	struct kunwind_state st;
+	unsigned int i = from;
+
+	for (kunwind_start(&st, current, NULL, (unsigned long *)ff);
+	     !kunwind_done(&st); kunwind_next_frame(&st), i++)
+		if (i < w->n)
+			KUNIT_EXPECT_EQ_MSG(test, kunwind_get_return_address(&st),
+					    w->pc[i], "frame %u: %pS, not %pS", i,
+					    (void *)kunwind_get_return_address(&st),
+					    (void *)w->pc[i]);
+	KUNIT_EXPECT_EQ(test, i, w->n);
+	KUNIT_EXPECT_EQ_MSG(test, kunwind_stop_reason(&st), -KUW_E_END, "%s",
+			    kunwind_strerror(kunwind_stop_reason(&st)));
+	return kunwind_reliable(&st);
+}
+
+static void kt_skip_reliable(struct kunit *test)
+{
+	struct kunwind_table_info info[4];
+	struct kt_skip *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct kuw_table *mine[2] = {};
+	unsigned long lo, hi;
+	unsigned int i, last = 0, nmine = 0, j;
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	n = kunwind_tables_of(KBUILD_MODNAME, info, ARRAY_SIZE(info));
+	KUNIT_ASSERT_GT(test, n, 0);
+	lo = info[0].text_start;
+	hi = info[0].text_end;
+	kt_skip_record(test, w);
+	KUNIT_ASSERT_GT(test, w->n, 3U);
+	KUNIT_ASSERT_LT(test, w->n, (unsigned int)KT_MAX);
+	/* this module's frames come first; the last of them, and its tables */
+	for (i = 0; i < w->n && w->pc[i] >= lo && w->pc[i] < hi; i++) {
+		last = i;
+		for (j = 0; j < nmine && mine[j] != w->by[i]; j++)
+			;
+		if (j == nmine && w->by[i]) {
+			KUNIT_ASSERT_LT(test, nmine, 2U);
+			mine[nmine++] = (struct kuw_table *)w->by[i];
+		}
+	}
+	KUNIT_ASSERT_GT(test, i, 0U);
+	KUNIT_ASSERT_LT_MSG(test, last + 1, w->n,
+			    "no frame past this module's: %pS",
+			    (void *)w->pc[last]);
+	KUNIT_ASSERT_GT(test, nmine, 0U);
+	for (j = 0; j < nmine; j++)
+		KUNIT_ASSERT_STREQ(test, mine[j]->owner, KBUILD_MODNAME);
+
+	/* skipped: rows only, all trusted */
+	KUNIT_EXPECT_TRUE_MSG(test, kt_skip_walk(test, w, last + 1, w->sp[last]),
+			      "a skip of trusted rows made the trace unreliable");
+	/* skipped: this module's rows, untrusted; the rest as before */
+	for (j = 0; j < nmine; j++)
+		WRITE_ONCE(mine[j]->untrusted, 1);
+	KUNIT_EXPECT_FALSE_MSG(test, kt_skip_walk(test, w, last + 1,
+						  w->sp[last]),
+			       "untrusted rows in the skip, yet reliable");
+	for (j = 0; j < nmine; j++)
+		WRITE_ONCE(mine[j]->untrusted, 0);
+	KUNIT_EXPECT_TRUE(test, kt_skip_walk(test, w, last + 1, w->sp[last]));
+}
+
+/*
+ * Where a table read from /sys/module/<name>/sections/ may lie: only in
+ * the module's read-only data, where the loader put this module's own
+ * .eh_frame and .sframe (the kprobe's record of them is the truth); never
+ * in its writable data, its data read-only after init, its text, or
+ * another object.
+ */
+static const char kt_ro[32] = "read-only data";
+static char kt_rw[32] = "writable data";
+static int kt_rai __ro_after_init = 1;
+
+static void kt_sysfs_rodata_only(struct kunit *test)
+{
+	struct kunwind_table_info info[4];
+	struct module *me = THIS_MODULE;
+	unsigned long end;
+	int n, i;
+
+	n = kunwind_tables_of(KBUILD_MODNAME, info, ARRAY_SIZE(info));
+	KUNIT_ASSERT_GT(test, n, 0);
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(info); i++) {
+		end = kuw_sysfs_table_end(me, info[i].src, info[i].sec_addr);
+		KUNIT_EXPECT_NE_MSG(test, end, 0UL, "%s at 0x%lx refused",
+				    info[i].src == KUW_SRC_SFRAME ? ".sframe" :
+				    ".eh_frame", (unsigned long)info[i].sec_addr);
+		KUNIT_EXPECT_GE(test, end,
+				(unsigned long)(info[i].sec_addr +
+						info[i].sec_size));
+	}
+	KUNIT_EXPECT_NE(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME,
+						  (unsigned long)kt_ro), 0UL);
+	KUNIT_EXPECT_EQ_MSG(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME,
+						      (unsigned long)kt_rw),
+			    0UL, "writable data %px taken", kt_rw);
+	KUNIT_EXPECT_EQ_MSG(test, kuw_sysfs_table_end(me, KUW_SRC_SFRAME,
+						      (unsigned long)&kt_rai),
+			    0UL, "data read-only after init %px taken", &kt_rai);
+	KUNIT_EXPECT_EQ_MSG(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME,
+						      (unsigned long)kt_sysfs_rodata_only),
+			    0UL, "text taken");
+	KUNIT_EXPECT_EQ(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME,
+						  (unsigned long)kunwind_start),
+			0UL);
+	KUNIT_EXPECT_EQ(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME, 0), 0UL);
+	/* keep the data what it is (not folded into read-only data) */
+	WRITE_ONCE(kt_rw[0], kt_ro[0]);
+}
+
 /* The API used like the kernel's unwind_*: from here to the end. */
 static void kt_api_shape(struct kunit *test)
 {
@@ -1530,6 +1687,8 @@ static struct kunit_case kt_cases[] = {
 	KUNIT_CASE(kt_torn_walk),
 	KUNIT_CASE(kt_api_shape),
 	KUNIT_CASE(kt_first_frame),
+	KUNIT_CASE(kt_skip_reliable),
+	KUNIT_CASE(kt_sysfs_rodata_only),
 	{}
 };
 

@@ -726,17 +726,33 @@ static void cs_save_tsk_reliable(struct kunit *test)
 {
 	struct kuw_chain_sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct cs_tsk *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	static const char rel[] = "stack_trace_save_tsk_reliable";
+	unsigned long calls, kuw, fb;
 	struct task_struct *task;
 	int on, off;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, kunwind_consumers_set_reliable(true), 0);
-	cs_switch_on(test, "stack_trace_save_tsk_reliable");
+	cs_switch_on(test, rel);
 	task = cs_sleeper_start(test, s);
+	calls = cs_count(rel, KUNWIND_CONS_CALLS);
+	kuw = cs_count(rel, KUNWIND_CONS_KUNWIND);
+	fb = cs_count(rel, KUNWIND_CONS_FALLBACK);
 	on = kt_save_tsk_reliable(task, t->on, CS_MAX);
+	/*
+	 * kunwind answered, by its walk alone: the kernel's own walk would
+	 * give the same answer, so the trace alone does not tell
+	 */
+	KUNIT_EXPECT_EQ(test, cs_count(rel, KUNWIND_CONS_CALLS), calls + 1);
+	KUNIT_EXPECT_EQ_MSG(test, cs_count(rel, KUNWIND_CONS_KUNWIND), kuw + 1,
+			    "the call was not answered by kunwind's walk");
+	KUNIT_EXPECT_EQ(test, cs_count(rel, KUNWIND_CONS_FALLBACK), fb);
 	cs_switch_off(test);
+	calls = cs_count(rel, KUNWIND_CONS_CALLS);
 	off = kt_save_tsk_reliable(task, t->off, CS_MAX);
+	/* switched off: the kernel's, which kunwind does not see */
+	KUNIT_EXPECT_EQ(test, cs_count(rel, KUNWIND_CONS_CALLS), calls);
 	/* too small a buffer: -EINVAL, as the kernel's */
 	KUNIT_EXPECT_EQ(test, kt_save_tsk_reliable(task, t->walk, 2), -EINVAL);
 	cs_sleeper_stop(s, task);

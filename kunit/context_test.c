@@ -8,8 +8,8 @@
  * pointers on the fp kernel, frame records on arm64).
  *
  * Each case asserts that the walk reaches the end of the task's stack, that
- * from the first frame both traces share they are the same frame for frame
- * to the end, and the reliable flag: true for a sleeping task (user or
+ * the kernel's trace is ours frame for frame, from its first frame (where
+ * the two walks start, ct_align()) to the end, and the reliable flag: true for a sleeping task (user or
  * kernel thread), and true across a kernel-mode interrupt (hard IRQ,
  * softirq, NMI) that interrupted the chain's leaf, whose row at the
  * interrupted pc says where its return address is: kunwind's reliable
@@ -69,7 +69,10 @@ struct ct_trace {
 	unsigned long kpc[CT_MAX];	/* the kernel's unwinder */
 	unsigned int kn;
 	int kreliable;	/* its reliable walk: 1, 0, or -1 (none, or regs) */
+	u8 from;	/* enum ct_from: where both walks started */
 };
+
+enum ct_from { CT_FROM_HERE, CT_FROM_TASK, CT_FROM_REGS };
 
 /* kunwind alone, then the kernel's unwinder, from the same point. */
 static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
@@ -89,6 +92,8 @@ static noinline void ct_walk(struct ct_trace *t, struct task_struct *task,
 	t->reliable = kunwind_reliable(&st);
 	t->kn = kt_ref_walk(task, regs, t->kpc, CT_MAX);
 	t->kreliable = regs ? -1 : kt_ref_reliable(task);
+	t->from = regs ? CT_FROM_REGS :
+		  task && task != current ? CT_FROM_TASK : CT_FROM_HERE;
 	barrier();
 }
 
@@ -139,47 +144,93 @@ static bool ct_crossed_regs(const struct ct_trace *t)
 }
 
 /*
- * The end was reached; from the first common frame the traces are the
- * same to the end; reliable as expected.
+ * Where the two traces start to be the same: @s in ours, @j in the
+ * kernel's.  Walked from here (ct_walk(): the current context, an
+ * interrupt's included), ours starts at ct_walk's call of kunwind and the
+ * kernel's at its own walker (kt_ref_walk() and what it calls), then in
+ * ct_walk at another call site: both go on identically from ct_walk's
+ * caller.  From @regs, ours starts at the regs' pc, which kt_ref_walk()
+ * drops (the kernel's unwinder reports the regs' caller first): the
+ * kernel's first frame is our second.  From a sleeping task, both start
+ * at the return address its context switch saved.
+ * Return: false when the start is not where it must be.
+ */
+static bool ct_align(struct kunit *test, const struct ct_trace *t,
+		     unsigned int *s, unsigned int *j)
+{
+	*s = 0;
+	*j = 0;
+	if (t->from == CT_FROM_REGS) {
+		*s = 1;
+	} else if (t->from == CT_FROM_HERE) {
+		KUNIT_EXPECT_TRUE_MSG(test, t->n && ct_is(t->pc[0], "ct_walk"),
+				      "the first frame is %pS, not ct_walk",
+				      t->n ? (void *)t->pc[0] : NULL);
+		if (!t->n || !ct_is(t->pc[0], "ct_walk"))
+			return false;
+		while (*j < t->kn && !ct_is(t->kpc[*j], "ct_walk"))
+			(*j)++;
+		KUNIT_EXPECT_LT_MSG(test, *j, t->kn,
+				    "ct_walk is not in the kernel's trace");
+		if (*j >= t->kn)
+			return false;
+		*s = 1;
+		(*j)++;
+	}
+	return true;
+}
+
+/*
+ * The end was reached; the kernel's trace, every frame of it from its
+ * first (ct_align()), is ours, in order, to the end; reliable as expected.
+ * Where the kernel follows frame records (KT_REF_FRAME_RECORDS), it misses
+ * the caller of a function stopped before it saved its record: ours may
+ * have such frames between, never fewer, never others in their place.
  */
 static void ct_expect(struct kunit *test, const struct ct_trace *t,
 		      int reliable)
 {
-	unsigned int i, j = 0, k, same = 0;
-	bool found = false, ok;
+	unsigned int i = 0, j = 0, k = 0, same = 0, extra = 0;
+	bool ok;
 
 	KUNIT_EXPECT_EQ_MSG(test, t->err, -KUW_E_END, "stopped: %s",
 			    kunwind_strerror(t->err));
-	for (i = 0; i < t->n && !found; i++)
-		for (j = 0; j < t->kn && !found; j++)
-			found = t->pc[i] == t->kpc[j];
-	KUNIT_EXPECT_TRUE_MSG(test, found, "no frame in common");
-	if (found) {
-		i--;
-		j--;
-		if (KT_REF_FRAME_RECORDS) {
-			/*
-			 * Frame pointers miss the caller of a function
-			 * interrupted before it set up its frame: the
-			 * kernel's trace must be ours with such frames left
-			 * out, in order.
-			 */
-			for (k = 0; i + k < t->n; k++)
-				if (same + j < t->kn &&
-				    t->pc[i + k] == t->kpc[j + same])
-					same++;
-			if (same + j == t->kn && k > same)
-				kunit_info(test, "kunwind has %u frames the frame-pointer unwinder skipped\n",
-					   k - same);
-			k = t->kn - j;
-			i = t->n - (t->kn - j);
-		} else {
-			for (k = 0; i + k < t->n && j + k < t->kn; k++)
-				if (t->pc[i + k] == t->kpc[j + k])
-					same++;
+	KUNIT_EXPECT_GT_MSG(test, t->kn, 0U, "the kernel's walk is empty");
+	ok = ct_align(test, t, &i, &j);
+	if (ok && KT_REF_FRAME_RECORDS) {
+		for (k = 0; i + k < t->n && j + same < t->kn; k++) {
+			if (t->pc[i + k] == t->kpc[j + same])
+				same++;
+			else
+				extra++;
 		}
-		KUNIT_EXPECT_EQ(test, t->n - i, t->kn - j);
-		KUNIT_EXPECT_EQ(test, same, k);
+		/* every frame of the kernel's, and ours end with it */
+		KUNIT_EXPECT_EQ_MSG(test, same, t->kn - j,
+				    "kernel frame %u (%pS) not in ours in order",
+				    j + same, j + same < t->kn ?
+				    (void *)t->kpc[j + same] : NULL);
+		KUNIT_EXPECT_EQ_MSG(test, i + k, t->n,
+				    "ours has %u frames past the kernel's last",
+				    t->n - i - k);
+		ok = same == t->kn - j && i + k == t->n;
+		if (extra)
+			kunit_info(test, "kunwind has %u frames the frame-pointer unwinder skipped\n",
+				   extra);
+	} else if (ok) {
+		KUNIT_EXPECT_EQ_MSG(test, t->n - i, t->kn - j,
+				    "frames from the start: kunwind %u, kernel %u",
+				    t->n - i, t->kn - j);
+		for (k = 0; i + k < t->n && j + k < t->kn; k++) {
+			if (t->pc[i + k] == t->kpc[j + k]) {
+				same++;
+				continue;
+			}
+			KUNIT_EXPECT_EQ_MSG(test, t->pc[i + k], t->kpc[j + k],
+					    "frame %u: kunwind %pS, kernel %pS",
+					    i + k, (void *)t->pc[i + k],
+					    (void *)t->kpc[j + k]);
+		}
+		ok = same == k && t->n - i == t->kn - j;
 	}
 	/* reliable: 1 or 0 as asserted, -1 not asserted */
 	if (reliable >= 0)
@@ -188,13 +239,12 @@ static void ct_expect(struct kunit *test, const struct ct_trace *t,
 	if (t->kreliable == 1)
 		KUNIT_EXPECT_TRUE_MSG(test, t->reliable,
 				      "arch_stack_walk_reliable() says reliable");
-	ok = found && same == k && t->n - i == t->kn - j &&
-	     t->err == -KUW_E_END &&
+	ok = ok && t->kn && t->err == -KUW_E_END &&
 	     (reliable < 0 || t->reliable == (bool)reliable) &&
 	     (t->kreliable != 1 || t->reliable);
 	if (!ok)
 		ct_dump(test, t);
-	kunit_info(test, "frames: kunwind %u (common from %u), kernel %u (from %u), %s%s\n",
+	kunit_info(test, "frames: kunwind %u (compared from %u), kernel %u (from %u), %s%s\n",
 		   t->n, i, t->kn, j, t->reliable ? "reliable" : "unreliable",
 		   t->kreliable < 0 ? "" : t->kreliable ?
 		   " (kernel: reliable)" : " (kernel: unreliable)");

@@ -349,6 +349,12 @@ if [ -f "${hooks[0]}" ]; then
 	if grep -q vmlinux "${hooks[@]}"; then
 		files+=("/boot/vmlinux=$KDIR/vmlinux")
 	fi
+	# the build's own symbol table (scripts/guest/internals.sh)
+	if grep -q System.map "${hooks[@]}"; then
+		files+=("/boot/System.map=$KDIR/System.map")
+	fi
+	# the stress of /dev/kunwind/ (scripts/guest/stress.sh)
+	mapfile -t -O ${#files[@]} files < <(kuw_stress_files "$WORK")
 fi
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/check.sh" \
 	"${files[@]}"
@@ -357,11 +363,17 @@ fi
 mem=512M
 tmo=${KUNWIND_TIMEOUT:-600}
 [ "$KCONFIG" = base ] || tmo=${KUNWIND_TIMEOUT:-900}
+# check-matrix's stress: 10^6 operations (kuw_stress_files)
+[ "${KUNWIND_MATRIX:-0}" != 1 ] || tmo=${KUNWIND_TIMEOUT:-$((tmo + 900))}
+# slab debugging on where the kernel has it (the debug profile): the
+# stress validates every cache at its end
+sdbg=
+! grep -q '^CONFIG_SLUB_DEBUG=y' "$KDIR/.config" || sdbg=" slub_debug=FZPU"
 guestlog="$RUNLOG/check-$KCONFIG-last.log"
 stamp "guest: loading modules, running KUnit suites"
 qrc=0
 kuw_qemu "$KDIR/arch/x86/boot/bzImage" "$WORK/initrd.gz" "$guestlog" "$tmo" \
-	"tsc_early_khz=$(kuw_tsc_khz)" "$mem" || qrc=$?
+	"tsc_early_khz=$(kuw_tsc_khz)$sdbg" "$mem" || qrc=$?
 [ "$qrc" = 124 ] && log "guest TIMEOUT after ${tmo}s"
 stamp "guest ended (log: $LOGDIR/${guestlog##*/})"
 

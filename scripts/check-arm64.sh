@@ -164,6 +164,15 @@ files=("/etc/kuw-common.sh=$REPO/scripts/init/common.sh"
 [ -f "$KO" ] && files+=("/lib/kunwind/hello.ko=$KO")
 if kuw_build_modules "$KDIR" "$WORK" 2>"$WORK/modules.err"; then
 	files+=("/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko")
+	# the end check's on_cpu load is an acquire, before the switch
+	# counts: TCG does not reorder loads, the machine code is checked
+	if "$REPO/scripts/lint-acquire.sh" "$WORK/src/kunwind.ko" >"$WORK/acquire.out" 2>&1; then
+		diag <"$WORK/acquire.out"
+		res ok "kunwind.ko reads on_cpu with ldar before the switch counts"
+	else
+		diag <"$WORK/acquire.out"
+		res fail "kunwind.ko reads on_cpu with ldar before the switch counts"
+	fi
 	mapfile -t -O ${#files[@]} files < <(kuw_kunit_files "$WORK"
 		kuw_switch_files "$WORK"; kuw_lockdown_files "$WORK")
 else

@@ -9,12 +9,13 @@
  *
  * Each case asserts that the walk reaches the end of the task's stack, that
  * the kernel's trace is ours frame for frame, from its first frame (where
- * the two walks start, ct_align()) to the end, and the reliable flag: true for a sleeping task (user or
- * kernel thread), and true across a kernel-mode interrupt (hard IRQ,
- * softirq, NMI) that interrupted the chain's leaf, whose row at the
- * interrupted pc says where its return address is: kunwind's reliable
- * goes further than arch_stack_walk_reliable(), which gives up at every
- * exception boundary on arm64 (and on x86 with frame pointers).  Where the
+ * the two walks start, ct_align()) to the end, and the reliable flag: true
+ * for a sleeping task (user or kernel thread), and true across a
+ * kernel-mode interrupt (hard IRQ, softirq, NMI) that interrupted the
+ * chain's leaf, whose row at the interrupted pc says where its return
+ * address is: kunwind's reliable goes further than
+ * arch_stack_walk_reliable(), which gives up at every exception boundary
+ * on arm64 (and on x86 with frame pointers).  Where the
  * kernel has that function (kt_ref_reliable(): arm64 since 6.17) and calls
  * the stack reliable, kunwind must too, with the same frames.
  *

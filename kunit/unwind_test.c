@@ -1605,10 +1605,10 @@ static void kt_sysfs_rodata_only(struct kunit *test)
 						  (unsigned long)kt_ro), 0UL);
 	KUNIT_EXPECT_EQ_MSG(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME,
 						      (unsigned long)kt_rw),
-			    0UL, "writable data %px taken", kt_rw);
+			    0UL, "writable data %p taken", kt_rw);
 	KUNIT_EXPECT_EQ_MSG(test, kuw_sysfs_table_end(me, KUW_SRC_SFRAME,
 						      (unsigned long)&kt_rai),
-			    0UL, "data read-only after init %px taken", &kt_rai);
+			    0UL, "data read-only after init %p taken", &kt_rai);
 	KUNIT_EXPECT_EQ_MSG(test, kuw_sysfs_table_end(me, KUW_SRC_EH_FRAME,
 						      (unsigned long)kt_sysfs_rodata_only),
 			    0UL, "text taken");

@@ -241,7 +241,7 @@ static inline struct file *kuw_filp_open_init(const char *path, int flags,
 	f = file_open_root(&root, path, flags, mode);
 	path_put(&root);
 #else
-#error "kunwind: no scoped_with_init_fs() nor file_open_root() from init_task's root (probes scoped_with_init_fs, init_task_fs_root)"
+#error "kunwind: no scoped_with_init_fs() nor init_task's root (probes *init*)"
 #endif
 	return f;
 }

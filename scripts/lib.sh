@@ -376,6 +376,38 @@ kuw_switch_files() {
 	for h in "$REPO"/scripts/guest-switch/*.sh; do
 		[ ! -f "$h" ] || echo "/guest-switch/${h##*/}=$h"
 	done
+	# the stress's switch role: the consumers switch and the nesting storm
+	echo "/guest-switch/stress.sh=$REPO/scripts/guest/stress.sh"
+}
+
+# kuw_stress_files WORK [CC]: build the stress of /dev/kunwind/
+# (tests/stress/kuw_stress.c) static with CC (gcc; aarch64-linux-gnu-gcc
+# for arm64) into WORK, and print the DEST=SRC lines that ship it with its
+# settings, /etc/kuw-stress.conf: 10^5 operations in the main guest, 10^6
+# under check-matrix (KUNWIND_MATRIX=1); KUNWIND_STRESS_OPS and
+# KUNWIND_STRESS_SECONDS override (scripts/guest/stress.sh reads them).
+# Prints nothing when it does not build (the guest's check then fails,
+# saying so); the compiler's output is in WORK/kuw-stress.log.
+kuw_stress_files() {
+	local work=$1 cc=${2:-gcc} ops secs sops ssecs
+	# the switch guest's role (one TCG thread, within its 300 s): fewer
+	if [ "${KUNWIND_MATRIX:-0}" = 1 ]; then
+		ops=1000000 secs=900 sops=100000 ssecs=150
+	else
+		ops=100000 secs=200 sops=20000 ssecs=60
+	fi
+	ops=${KUNWIND_STRESS_OPS:-$ops} secs=${KUNWIND_STRESS_SECONDS:-$secs}
+	if ! "$cc" -std=gnu11 -O2 -Wall -Wextra -static -pthread \
+		-o "$work/kuw-stress" "$REPO/tests/stress/kuw_stress.c" \
+		>"$work/kuw-stress.log" 2>&1; then
+		log "kuw-stress did not build ($work/kuw-stress.log)" >&2
+		return 0
+	fi
+	printf '%s\n' "STRESS_OPS=$ops" "STRESS_SECONDS=$secs" \
+		"STRESS_SWITCH_OPS=$sops" "STRESS_SWITCH_SECONDS=$ssecs" \
+		>"$work/kuw-stress.conf"
+	echo "/usr/bin/kuw-stress=$work/kuw-stress"
+	echo "/etc/kuw-stress.conf=$work/kuw-stress.conf"
 }
 
 # Modules only their own guest loads: the livepatch pair

@@ -20,7 +20,8 @@ a plan with more results or results numbered out of order; a subtest that
 never got its result line; a KUnit suite the guest saw registered (its
 "# kunit suite registered: NAME" lines) that never reported; a guest
 document that never started or never finished (its plan is its end);
-and every kernel WARNING/BUG/oops/KASAN/UBSAN/lockdep report or panic.
+and every kernel WARNING/BUG/oops/KASAN/KFENCE/UBSAN/lockdep/SLUB report,
+RCU stall or panic.
 
     ktap.py [--quiet] [--allow-oops] [--ktap FILE]... [LOG]...
     ktap.py --diag NAME LOG
@@ -34,7 +35,8 @@ failed, 1 otherwise.
 --diag NAME prints only the diagnostic lines of the guest results named
 NAME or "NAME ..." (make demo shows its sections with it).
 --allow-oops: an oops is expected (make demo); "BUG:" and "Oops:" lines
-(arm64: "Unable to handle kernel ...") do not fail the run.
+(arm64: "Unable to handle kernel ...", "Internal error: ...") do not fail
+the run.
 
 scripts/oops_traces.py reads serial logs with kernel_messages() below.
 """
@@ -66,6 +68,18 @@ PROBLEMS = [
     # (kuw_hung is kunit/hung_payload.ko's task, held in D state on
     # purpose for the hung-task detector: scripts/guest/hung_task.sh)
     r'^INFO: (task (?!kuw_hung:).* blocked|rcu_|possible|lockdep)',
+    # lockdep on a lock it was never told of
+    r'^INFO: trying to register non-static key',
+    # RCU stalls ("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:")
+    r'^rcu: INFO: ',
+    # SLUB's own checks (slub_debug, /sys/kernel/slab/*/validate):
+    # "BUG kmalloc-192 (Not tainted): Poison overwritten", and the counts
+    # a validation finds wrong
+    r'^BUG [^ :]+ \([^)]*\): ',
+    r'^SLUB:? .*counted but counter=',
+    r'^PANIC: ',
+    r'^Internal error: ',
+    r'Watchdog detected hard LOCKUP',
     r'^watchdog: ',
     r'^list_(add|del) corruption',
     r'^kobject: .* is not initialized',
@@ -76,7 +90,7 @@ PROBLEMS = [
     r'^kunwind: .* disagree\b',
 ]
 PROBLEM = re.compile('|'.join('(?:%s)' % p for p in PROBLEMS))
-OOPS = re.compile(r'^(?:BUG: |Oops: |Unable to handle kernel )')
+OOPS = re.compile(r'^(?:BUG: |Oops: |Unable to handle kernel |Internal error: )')
 
 
 def indent(s):

@@ -25,8 +25,8 @@
 #     (", N skipped" when some are), like check-stock.sh, so that make
 #     check can add it up one day.  Exit status non-zero on any failure.
 #
-# Knobs: those of lib.sh (KUNWIND_CACHE, KUNWIND_TIMEOUT (default 300),
-# JOBS...), and KUNWIND_ARM64_CPU (QEMU -cpu, default max,pauth-impdef=on).
+# Knobs: those of lib.sh (KUNWIND_CACHE, KUNWIND_TIMEOUT (default 600,
+# 1200 under check-matrix), JOBS...), and KUNWIND_ARM64_CPU (QEMU -cpu, default max,pauth-impdef=on).
 export KUW_ARCH=arm64	# build-kernel.sh and mkinitramfs.sh read it too
 . "$(dirname "$0")/lib.sh"
 
@@ -189,16 +189,27 @@ if make -s -C "$REPO" B="$WORK/guest-tools" CC=aarch64-linux-gnu-gcc \
 else
 	tail -n 20 "$WORK/guest-tools.log" | diag
 fi
+# the stress of /dev/kunwind/ (scripts/guest/stress.sh), static aarch64
+mapfile -t -O ${#files[@]} files < <(kuw_stress_files "$WORK" aarch64-linux-gnu-gcc)
+files+=("/guest/stress.sh=$REPO/scripts/guest/stress.sh")
 
 # --- boot ------------------------------------------------------------------
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/arm64.sh" \
 	"${files[@]}"
-tmo=${KUNWIND_TIMEOUT:-300}
+# the stress: 10^5 operations, 10^6 under check-matrix (kuw_stress_files)
+if [ "${KUNWIND_MATRIX:-0}" = 1 ]; then
+	tmo=${KUNWIND_TIMEOUT:-1200}
+else
+	tmo=${KUNWIND_TIMEOUT:-600}
+fi
+# slab debugging on where the kernel has it: the stress validates every cache
+sdbg=
+! grep -q '^CONFIG_SLUB_DEBUG=y' "$KDIR/.config" || sdbg="slub_debug=FZPU"
 guestlog="$LOGDIR/check-arm64-last.log"
 stamp "guest: booting the arm64 kernel"
 qrc=0
 b0=$(date +%s.%N)
-kuw_qemu_arm64 "$IMAGE" "$WORK/initrd.gz" "$guestlog" "$tmo" "" 512M || qrc=$?
+kuw_qemu_arm64 "$IMAGE" "$WORK/initrd.gz" "$guestlog" "$tmo" "$sdbg" 512M || qrc=$?
 wall=$(awk -v a="$b0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 [ "$qrc" = 124 ] && log "guest TIMEOUT after ${tmo}s"
 stamp "guest ended (log: $guestlog)"

@@ -601,6 +601,10 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 [ "$FIRMWARE" != secureboot ] ||
 	stockfiles+=("/lib/kunwind/unsigned/kunwind.ko=$WORK/unsigned/kunwind.ko")
 
+# the stress of /dev/kunwind/ (scripts/guest/stress.sh), built with the
+# guest's compiler; the boot has slab debugging on (slub_debug=FZPU, below)
+mapfile -t -O ${#stockfiles[@]} stockfiles < <(kuw_stress_files "$WORK" "${xp}gcc")
+
 # --- boot the stock kernel ----------------------------------------------
 "$REPO/scripts/mkinitramfs.sh" "$WORK/initrd.gz" "$REPO/scripts/init/stock.sh" \
 	"/lib/kunwind/kunwind.ko=$WORK/src/kunwind.ko" \
@@ -609,6 +613,7 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 	"/guest/reliable.sh=$REPO/scripts/guest/reliable.sh" \
 	"/guest/consumers.sh=$REPO/scripts/guest-switch/consumers.sh" \
 	"/guest/hung_task.sh=$REPO/scripts/guest/hung_task.sh" \
+	"/guest/stress.sh=$REPO/scripts/guest/stress.sh" \
 	"/lib/kunwind/kunit/hung_payload.ko=$WORK/src/kunit/hung_payload.ko" \
 	"/lib/kunwind/kunit/reliable_payload.ko=$WORK/src/kunit/reliable_payload.ko" \
 	${stockfiles[@]+"${stockfiles[@]}"}
@@ -616,14 +621,16 @@ stockfiles+=("/etc/kuw-stock.conf=$WORK/stock.conf")
 # reliable.sh's spinners must be preempted in kernel mode (Debian's x86
 # kernels have a dynamic preemption model; its arm64 6.x kernels are
 # voluntary only and ignore it, 7.x's are lazy: preemptible anyway).
+# slub_debug=FZPU: every slab cache checked (consistency, red zones,
+# poison, owner tracking); the stress validates them all at its end.
 boot() {
 	if [ "$FIRMWARE" = secureboot ]; then
 		kuw_qemu_sb "$SBFW" "$VMLINUZ" "$1" "$2" "$3" \
-			"tsc_early_khz=$(kuw_tsc_khz) preempt=full" 768M
+			"tsc_early_khz=$(kuw_tsc_khz) preempt=full slub_debug=FZPU" 768M
 	elif [ "$KUW_ARCH" = arm64 ]; then
-		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "preempt=full" 768M
+		kuw_qemu_arm64 "$VMLINUZ" "$1" "$2" "$3" "preempt=full slub_debug=FZPU" 768M
 	else
-		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz) preempt=full" 768M
+		kuw_qemu "$VMLINUZ" "$1" "$2" "$3" "tsc_early_khz=$(kuw_tsc_khz) preempt=full slub_debug=FZPU" 768M
 	fi
 }
 # In this run's directory, then copied: the cache is shared (see check.sh).

@@ -6,13 +6,14 @@
 # modules: kunwind's tables, backtraces of itself and of every thread
 # against /proc/PID/stack (scripts/guest/backtrace_all.sh), the KUnit
 # suites (smoke; unwind and context: the chain of kunit/chain.c against the
-# kernel's frame-record unwinder; registry); prints every task's trace
+# kernel's frame-record unwinder; registry), the stress of /dev/kunwind/
+# (scripts/guest/stress.sh); prints every task's trace
 # with sysrq t, and ends the guest (reboot -f; QEMU's -no-reboot turns the
 # PSCI reset into an exit).
 . /etc/kuw-common.sh
 D=/sys/kernel/debug/kunwind
 C=/dev/kunwind
-ktap_plan 16
+ktap_plan 17
 diag "start"
 diag "uptime $(cut -d' ' -f1 /proc/uptime) machine $(uname -m) cpus $(grep -c ^processor /proc/cpuinfo)"
 diag "pauth $(grep -o -w -m1 paca /proc/cpuinfo || echo none)"
@@ -45,6 +46,8 @@ done
 for d in /sys/kernel/debug/kunit/*; do
 	[ -d "$d" ] && diag "kunit suite registered: ${d##*/}"
 done
+# every node of /dev/kunwind/ at once (scripts/guest/stress.sh)
+ktap_subtest "stress.sh" sh /guest/stress.sh
 # the kernel functions kunwind calls, with their calls so far (not checked)
 diag <$D/internals
 check "rmmod the test modules, demo_oops, kunwind" \

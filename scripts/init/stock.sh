@@ -23,6 +23,8 @@
 #  - with the vmlinux blob: every thread's reliable walk, tasks preempted in
 #    kernel mode among them, against the kernel's stack_trace_save_tsk_
 #    reliable() (scripts/guest/reliable.sh, kunit/reliable_payload.c);
+#  - every node of /dev/kunwind/ at once (scripts/guest/stress.sh), the
+#    slab caches validated after it (the boot has slub_debug=FZPU);
 #  - the consumers switch (scripts/guest-switch/consumers.sh): /proc/1/stack
 #    answered by kunwind, the same on and off; the module unloads with the
 #    switch on.
@@ -59,7 +61,7 @@ a64=0
 # Secure Boot: one more, an unsigned kunwind.ko refused
 sb=0
 [ "${KUW_FIRMWARE:-none}" = secureboot ] && sb=1
-ktap_plan $((48 + dkms + a64 + sb))
+ktap_plan $((49 + dkms + a64 + sb))
 diag "kernel $kver"
 
 # What this build of kunwind-dump can do: the loader, build-id blobs.
@@ -141,8 +143,10 @@ else
 fi
 if [ -c $C/rules ]; then
 	# arm64: +8, past the ftrace NOPs GCC puts before the FDE (KUW_OFF_DEPTH3)
-	echo "demo_depth3+${KUW_OFF_DEPTH3:-0}" >$C/rules 2>$T/rules.err
-	cat $C/rules >$T/rules 2>>$T/rules.err
+	exec 7<>$C/rules	# rules answers on the file written to
+	echo "demo_depth3+${KUW_OFF_DEPTH3:-0}" >&7 2>$T/rules.err
+	cat <&7 >$T/rules 2>>$T/rules.err
+	exec 7>&-
 	cat $T/rules $T/rules.err | diag
 	# The answer names the function and gives a CFA rule for it.
 	check "rules answers for demo_depth3" grep -q demo_depth3 $T/rules
@@ -524,6 +528,16 @@ fi
 # The hung-task detector and /proc/PID/stack of a task held in D state,
 # the switch off and on; the host checks their frames (framecheck.py).
 ktap_subtest "hung_task.sh" sh /guest/hung_task.sh
+# Every node of /dev/kunwind/ at once (scripts/guest/stress.sh; booted
+# slub_debug=FZPU), the debug vmlinux's blob unloaded and loaded again
+# while walks run.
+if [ "$dbg" = 1 ] &&
+   kunwind-dump export "$DV" -o $T/stress.blob --src debug_frame >$T/stress.log 2>&1; then
+	ktap_subtest "stress.sh (vmlinux blob)" env STRESS_BLOB=$T/stress.blob sh /guest/stress.sh
+else
+	ktap_subtest "stress.sh" sh /guest/stress.sh
+fi
+rm -f $T/stress.blob
 # The consumers switch on Debian's kernel (ftrace with IPMODIFY, livepatch's
 # mechanism): /proc/1/stack answered by kunwind and the same as the
 # kernel's; left on for the rmmods below (kunwind unloads with it on).

@@ -64,10 +64,12 @@ static struct kuw_entry *kuw_find_name(const char *name)
  * built from a section at @addr, @size bytes), or without its table of
  * @src when @t is NULL; the old entry is freed after a grace period,
  * with the table it kept.  Adding over a table there: -KUW_E_EXISTS;
- * dropping one not there: -KUW_E_NOINFO.
+ * dropping one not there: -KUW_E_NOINFO; dropping a trusted table for
+ * userspace (@user) where lockdown forbids it: 1 (kuw_lockdown_drop()
+ * said why), decided under kuw_reg_mutex with the table in hand.
  */
 static int kuw_entry_swap(const char *owner, int src, struct kuw_table *t,
-			  const u8 *buf, u64 addr, u64 size)
+			  const u8 *buf, u64 addr, u64 size, bool user)
 {
 	struct kuw_entry *old, *e;
 	int i, ret = 0;
@@ -83,6 +85,9 @@ static int kuw_entry_swap(const char *owner, int src, struct kuw_table *t,
 		ret = -KUW_E_EXISTS;	/* adding over a table */
 	else if (!t && !old->tab[src])
 		ret = -KUW_E_NOINFO;	/* dropping none */
+	else if (!t && user && !old->tab[src]->untrusted &&
+		 kuw_lockdown_drop(owner, src))
+		ret = 1;		/* a trusted table, locked down */
 	if (ret) {
 		mutex_unlock(&kuw_reg_mutex);
 		kfree(e);
@@ -138,7 +143,7 @@ static int kuw_blob_publish(const struct kuw_blob *b, struct kuw_table *t,
 
 	t->untrusted = !trusted;
 	ret = kuw_entry_swap(b->owner, b->src, t, buf, b->sec.addr + delta,
-			     b->sec.size);
+			     b->sec.size, false);
 
 	if (ret) {
 		kuw_table_free(t);
@@ -152,17 +157,20 @@ static int kuw_blob_publish(const struct kuw_blob *b, struct kuw_table *t,
  * kuw_registry_drop_table() - forget one table of the kernel or a module
  * @owner: "vmlinux" or a module's name
  * @src: enum kuw_src
+ * @user: asked by userspace (/dev/kunwind/unload), which lockdown may
+ *	forbid (kuw_lockdown_drop()); in-kernel callers are not
  *
  * For replacing a table by a blob (/dev/kunwind/unload): until the
  * next load the object's pcs in that table fall back to the others.
  *
- * Return: 0, -KUW_E_NOOWNER or -KUW_E_NOINFO (no such table).
+ * Return: 0, -KUW_E_NOOWNER or -KUW_E_NOINFO (no such table), or 1 when
+ * lockdown keeps the table (one log line said so).
  */
-int kuw_registry_drop_table(const char *owner, int src)
+int kuw_registry_drop_table(const char *owner, int src, bool user)
 {
 	if (src < 0 || src >= KUW_SRC__COUNT)
 		return -KUW_E_INVAL;
-	return kuw_entry_swap(owner, src, NULL, NULL, 0, 0);
+	return kuw_entry_swap(owner, src, NULL, NULL, 0, 0, user);
 }
 
 /* The kernel image's table: moved by the KASLR offset. */
@@ -269,7 +277,7 @@ int kunwind_drop_table(const char *owner, u8 src)
 {
 	if (!owner)
 		return -EINVAL;
-	return kunwind_errno(kuw_registry_drop_table(owner, src));
+	return kunwind_errno(kuw_registry_drop_table(owner, src, false));
 }
 EXPORT_SYMBOL_GPL(kunwind_drop_table);
 
@@ -297,7 +305,8 @@ size_t kuw_blob_total(const u8 *hdr)
  */
 int kuw_blob_apply(u8 *buf, size_t len)
 {
-	char name[KUW_BLOB_OWNER_MAX];
+	/* the owner as the header has it, unparsed: escaped, 4 bytes each */
+	char name[4 * (KUW_BLOB_OWNER_MAX - 1) + 1];
 	struct kuw_diag d = {};
 	const char *owner = "?";
 	bool trusted;
@@ -307,21 +316,21 @@ int kuw_blob_apply(u8 *buf, size_t len)
 		owner = (const char *)buf + KUW_BLOB_OFF_OWNER;
 		n = strnlen(owner, KUW_BLOB_OWNER_MAX - 1);
 	}
+	scnprintf(name, sizeof(name), "%*pE", n, owner);
 	/* lockdown first: a refused blob is not even parsed */
-	scnprintf(name, sizeof(name), "%.*s", n, owner);
 	ret = kuw_lockdown_blob(name, &trusted);
 	if (ret)
 		return ret;
 	ret = kuw_registry_load_blob(buf, len, trusted, &d);
 	if (ret) {
 		this_cpu_inc(kuw_counters.load_fail);
-		pr_warn_ratelimited("blob for %*pE refused: %s at %s+0x%llx\n",
-				    n, owner, kuw_strerror(d.err ? d.err : ret),
+		pr_warn_ratelimited("blob for %s refused: %s at %s+0x%llx\n",
+				    name, kuw_strerror(d.err ? d.err : ret),
 				    d.section ? d.section : "blob",
 				    (unsigned long long)d.off);
 		return kunwind_errno(ret);
 	}
-	pr_info("%.*s: table loaded from blob (%zu bytes)\n", n, owner, len);
+	pr_info("%s: table loaded from blob (%zu bytes)\n", name, len);
 	return 0;
 }
 

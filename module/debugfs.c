@@ -11,6 +11,9 @@
  *   internals  the unexported kernel functions kunwind found through
  *              kallsyms and calls (kuw_call(), kuw_call.h): "NAME 0xADDRESS
  *              CALLS" each, CALLS the kuw_call()s of it so far
+ * Addresses (tables' text ranges, internals') are printed only when
+ * kallsyms_show_value() allows the opener (kptr_restrict, CAP_SYSLOG), as
+ * in /proc/kallsyms; else as 0.
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
@@ -28,6 +31,7 @@ static struct dentry *kuw_dir;
 
 static int kuw_tables_show(struct seq_file *m, void *v)
 {
+	bool show = kuw_show_addresses(m->file->f_cred);
 	const struct kuw_entry *e;
 	int i;
 
@@ -40,8 +44,9 @@ static int kuw_tables_show(struct seq_file *m, void *v)
 			if (!t)
 				continue;
 			seq_printf(m, "%s %s 0x%lx-0x%lx %u %u %llu %s\n",
-				   e->name, kuw_src_section(i), e->text[KUW_RANGE_CORE][0],
-				   e->text[KUW_RANGE_CORE][1], t->nfde,
+				   e->name, kuw_src_section(i),
+				   show ? e->text[KUW_RANGE_CORE][0] : 0,
+				   show ? e->text[KUW_RANGE_CORE][1] : 0, t->nfde,
 				   t->nrows, (unsigned long long)t->bytes,
 				   e->how[i] ? e->how[i] : "?");
 		}
@@ -81,11 +86,13 @@ DEFINE_SHOW_ATTRIBUTE(kuw_stats);
 
 static int kuw_internals_show(struct seq_file *m, void *v)
 {
+	bool show = kuw_show_addresses(m->file->f_cred);
 	const struct kuw_internal *in;
 	unsigned int i;
 
 	for (i = 0; (in = kuw_internal(i)); i++)
-		seq_printf(m, "%s 0x%lx %lu\n", in->name, READ_ONCE(in->addr),
+		seq_printf(m, "%s 0x%lx %lu\n", in->name,
+			   show ? READ_ONCE(in->addr) : 0,
 			   kuw_internal_calls(in));
 	return 0;
 }

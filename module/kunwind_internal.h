@@ -110,15 +110,18 @@ int kuw_registry_load_blob(const u8 *buf, size_t len, bool trusted,
 			   struct kuw_diag *d);
 size_t kuw_blob_total(const u8 *hdr);
 int kuw_blob_apply(u8 *buf, size_t len);
-int kuw_registry_drop_table(const char *owner, int src);
+int kuw_registry_drop_table(const char *owner, int src, bool user);
 
 /* lockdown.c */
 int kuw_lockdown_init(void);
 int kuw_lockdown_blob(const char *owner, bool *trusted);
+int kuw_lockdown_drop(const char *owner, int src);
 
 /* dev.c */
 int kuw_dev_init(void);
 void kuw_dev_exit(void);
+struct cred;
+bool kuw_show_addresses(const struct cred *cred);
 
 /* modules.c */
 int kuw_modules_init(void);

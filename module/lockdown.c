@@ -13,7 +13,10 @@
  *    that sits in a function being patched.  Tables the kernel holds
  *    itself (in-memory .eh_frame/.sframe of vmlinux and modules) stay
  *    trusted; so do blobs loaded before lockdown was raised, as anything
- *    else done before it is.
+ *    else done before it is.  Only those untrusted tables may be dropped
+ *    (/dev/kunwind/unload): a trusted one dropped could be replaced by a
+ *    crafted blob, whose walks serve oops, perf and /proc/PID/stack traces
+ *    alike, so root would choose what the kernel's own traces say.
  *  - confidentiality: lockdown refuses kprobes, which kunwind needs to find
  *    kallsyms_lookup_name() and the tables of modules loading later, so
  *    kunwind does not load.  Loaded before lockdown was raised, it keeps
@@ -24,6 +27,7 @@
 #define pr_fmt(fmt) "kunwind: " fmt
 
 #include <linux/security.h>
+#include "engine.h"
 #include "kunwind_internal.h"
 
 /**
@@ -61,4 +65,23 @@ int kuw_lockdown_blob(const char *owner, bool *trusted)
 		*trusted = false;
 	}
 	return 0;
+}
+
+/**
+ * kuw_lockdown_drop() - may root drop this trusted table now?
+ * @owner: whose table ("vmlinux" or a module)
+ * @src: enum kuw_src of the table
+ *
+ * Asked only for a trusted table (untrusted ones may always go), with
+ * kuw_reg_mutex held.
+ *
+ * Return: 0, or -EPERM (and one line) under lockdown=integrity or above.
+ */
+int kuw_lockdown_drop(const char *owner, int src)
+{
+	if (!security_locked_down(LOCKDOWN_INTEGRITY_MAX))
+		return 0;
+	pr_warn_ratelimited("%s: %s table not dropped: the kernel is locked down (integrity) and the table is trusted; only a table from a blob given while locked down may be dropped\n",
+			    owner, kuw_src_section(src));
+	return -EPERM;
 }

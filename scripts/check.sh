@@ -346,6 +346,13 @@ if [ -f "${hooks[0]}" ]; then
 			log "note: static kunwind-dump did not build (see $LOGDIR/dump-static.log)"
 		fi
 	fi
+	# the permission and one-fd concurrency checks' helper (robust_load.sh)
+	if gcc -std=gnu11 -O2 -static -pthread -o "$WORK/kuw_priv" \
+		"$REPO/tests/guest/kuw_priv.c" >"$RUNLOG/kuw_priv.log" 2>&1; then
+		files+=("/usr/bin/kuw_priv=$WORK/kuw_priv")
+	else
+		log "note: static kuw_priv did not build (see $LOGDIR/kuw_priv.log)"
+	fi
 	if grep -q vmlinux "${hooks[@]}"; then
 		files+=("/boot/vmlinux=$KDIR/vmlinux")
 	fi

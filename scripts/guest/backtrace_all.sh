@@ -3,9 +3,10 @@
 #
 # debugfs kunwind/backtrace "all": every thread, one block each, against
 # the kernel's own /proc/PID/stack (ORC or frame pointers), read right
-# after.  /proc/PID/stack leaves out scheduler functions, so kunwind's
-# trace must END with exactly the kernel's frames (function+off/size),
-# after at most a few leading frames of its own.  Threads that ran
+# after.  /proc/PID/stack leaves out scheduler and lock functions
+# (in_sched_functions(), whose text ranges /proc/kallsyms gives), so
+# kunwind's whole trace without the frames in those ranges must be
+# exactly the kernel's (function+off/size), first frame to last.  Threads that ran
 # meanwhile (the two reads differ in time) are retried up to 3 times (a
 # thread found running on another CPU at every retry is counted apart).
 # Checks:
@@ -120,8 +121,9 @@ while read -r kind n a b c; do
 	blk) blk_done; cur=$n why='' ;;
 	look)
 		o=$(printf '0x%x' $((b - c)))
-		echo "$a+$o" >$C/rules 2>/dev/null
-		if sed -n 2p $C/rules 2>/dev/null | grep -q ' none$'; then
+		exec 7<>$C/rules	# rules answers on the file written to
+		echo "$a+$o" >&7 2>/dev/null
+		if sed -n 2p <&7 2>/dev/null | grep -q ' none$'; then
 			[ "$why" = bad ] || why="$why $a+$o"
 		else
 			why=bad
@@ -143,17 +145,28 @@ else
 		grep -B3 '^reliable: ' $T/all | grep -v "^reliable: $want" | head -40 | diag
 fi
 
-# compare one thread: $1 pid, $2 file holding kunwind's block
+# /proc/PID/stack leaves out the frames in scheduler and lock functions
+# (stack_trace_save_tsk() for another task: in_sched_functions()): the
+# text ranges it skips, "start end" pairs of 16 hex digits
+SKIP=$(awk '{ v[$3] = $1 } END { print v["__sched_text_start"], v["__sched_text_end"], v["__lock_text_start"], v["__lock_text_end"] }' /proc/kallsyms)
+
+# compare one thread's whole trace: $1 pid, $2 file holding kunwind's
+# block.  kunwind's frames outside those ranges must be exactly the
+# kernel's, from the first to the last.
 agree() {
 	[ -r /proc/$1/stack ] || return 2
 	sed 's/^\[<[0-9a-f]*>\] //' /proc/$1/stack >$T/k
 	[ -s $T/k ] || return 2
-	awk '$1 ~ /^[0-9]+$/ { if ($4 ~ /^\[/) print $3 " " $4; else print $3 }' \
-		"$2" >$T/u
-	nk=$(wc -l <$T/k)
-	nu=$(wc -l <$T/u)
-	[ "$nu" -ge "$nk" ] || return 1
-	tail -n "$nk" $T/u | cmp -s - $T/k
+	awk -v skip="$SKIP" '
+	BEGIN { n = split(skip, r, " ") }
+	$1 ~ /^[0-9]+$/ && $2 ~ /^0x/ {
+		pc = substr($2, 3)
+		while (length(pc) < 16) pc = "0" pc
+		for (i = 1; i + 1 <= n; i += 2)
+			if (pc >= r[i] && pc < r[i + 1]) next
+		if ($4 ~ /^\[/) print $3 " " $4; else print $3
+	}' "$2" >$T/u
+	cmp -s $T/u $T/k
 }
 
 good=0 bad=0 gone=0 busy=0

@@ -31,7 +31,117 @@ mkdir -p $T
 runs=0 rej=0 acc=0 faults=0
 # shellcheck source=../init/ktap.sh
 . /etc/kuw-ktap.sh
-ktap_plan 3
+ktap_plan 14
+P=$(command -v kuw_priv)
+NODES="rules backtrace load unload consumers"
+dmesg >$T/dmesg0
+
+# --- /dev/kunwind: who may ----------------------------------------------
+# every node a character device of root's, 0600
+bad=
+for n in $NODES; do
+	# shellcheck disable=SC2012 # busybox: no stat -c %F for devices
+	l=$(ls -ln $C/$n 2>&1)
+	case $l in
+	"crw------- "*" 0 "*" 0 "*) ;;
+	*) bad="$bad $n:${l%% *}" ;;
+	esac
+done
+if [ -z "$bad" ]; then
+	ok "/dev/kunwind nodes are root's character devices, 0600"
+else
+	notok "/dev/kunwind nodes are root's character devices, 0600:$bad"
+fi
+
+if [ -z "$P" ]; then
+	for t in "uid 0 without CAP_SYS_ADMIN opens no /dev/kunwind node" \
+		"an fd opened with CAP_SYS_ADMIN keeps working after every capability is dropped" \
+		"kptr_restrict=2 hides kernel addresses (rules, backtrace, debugfs)" \
+		"kptr_restrict=1 hides them from an opener without CAP_SYSLOG only"; do
+		skip "$t" "no kuw_priv in this initramfs"
+	done
+else
+	# uid 0, CAP_SYS_ADMIN dropped (the others kept): every open refused
+	opened=
+	for n in $NODES; do
+		"$P" -d sys_admin $C/$n >$T/o 2>$T/e
+		r=$?
+		[ $r = 1 ] && grep -q 'not permitted' $T/e ||
+			opened="$opened $n(rc $r: $(cat $T/e))"
+	done
+	if [ -z "$opened" ]; then
+		ok "uid 0 without CAP_SYS_ADMIN opens no /dev/kunwind node"
+	else
+		notok "uid 0 without CAP_SYS_ADMIN opens no /dev/kunwind node:$opened"
+	fi
+	# opened with every capability, all dropped before the write: the
+	# opener's rights go with the fd
+	f=
+	"$P" -k -d all $C/rules vfs_read >$T/o 2>$T/e &&
+		grep -q '^vfs_read+0x0/' $T/o || f="$f rules($(cat $T/e))"
+	"$P" -k -d all $C/backtrace self >$T/o 2>$T/e &&
+		grep -q '^reliable: ' $T/o || f="$f backtrace($(cat $T/e))"
+	"$P" -k -d all $C/unload "no_such_module_kuw eh_frame" >$T/o 2>$T/e
+	grep -q 'No such file' $T/e || f="$f unload($(cat $T/e))"
+	if [ -z "$f" ]; then
+		ok "an fd opened with CAP_SYS_ADMIN keeps working after every capability is dropped"
+	else
+		notok "an fd opened with CAP_SYS_ADMIN keeps working after every capability is dropped:$f"
+	fi
+
+	# addresses: 0x and at least 9 hex digits (kernel text is ffff...)
+	addr='0x[0-9a-f]\{9,\}'
+	# show FILE [OPTS]: rules, backtrace, debugfs tables and internals
+	# shellcheck disable=SC2086 # $2: options, split
+	show() {
+		: >"$1"
+		"$P" $2 $C/rules vfs_read >>"$1" 2>&1
+		"$P" $2 $C/backtrace self >>"$1" 2>&1
+		"$P" $2 $D/tables >>"$1" 2>&1
+		"$P" $2 $D/internals >>"$1" 2>&1
+	}
+	was=$(cat /proc/sys/kernel/kptr_restrict)
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	show $T/k0
+	echo 2 >/proc/sys/kernel/kptr_restrict
+	show $T/k2
+	# a raw address, or an offset past the symbol, would name what is there
+	"$P" $C/rules 0xffffffff81000000 >/dev/null 2>$T/raw
+	"$P" $C/rules vfs_read+0x100000 >/dev/null 2>$T/off
+	echo 1 >/proc/sys/kernel/kptr_restrict
+	show $T/k1
+	show $T/k1n "-d syslog"
+	echo "$was" >/proc/sys/kernel/kptr_restrict
+	n0=$(grep -c "$addr" $T/k0)
+	if [ "$n0" -gt 0 ] && ! grep -q "$addr" $T/k2 &&
+	   grep -q '^ *0 0x0 ' $T/k2 && grep -q '^vfs_read+0x0/' $T/k2 &&
+	   grep -q 'not permitted' $T/raw && grep -q 'not permitted' $T/off; then
+		ok "kptr_restrict=2 hides kernel addresses (rules, backtrace, debugfs; $n0 lines had them at 0)"
+	else
+		grep "$addr" $T/k2 | head -n 5 | diag
+		diag "raw address: $(cat $T/raw); past the symbol: $(cat $T/off)"
+		notok "kptr_restrict=2 hides kernel addresses (rules, backtrace, debugfs; $n0 lines had them at 0)"
+	fi
+	if grep -q "$addr" $T/k1 && ! grep -q "$addr" $T/k1n &&
+	   grep -q '^vfs_read+0x0/' $T/k1n; then
+		ok "kptr_restrict=1 hides them from an opener without CAP_SYSLOG only"
+	else
+		grep "$addr" $T/k1n | head -n 5 | diag
+		notok "kptr_restrict=1 hides them from an opener without CAP_SYSLOG only ($(grep -c "$addr" $T/k1) lines with, $(grep -c "$addr" $T/k1n) without)"
+	fi
+fi
+
+# rules: each open file its own address
+exec 5<>$C/rules 6<>$C/rules
+echo vfs_read >&5
+echo vfs_write >&6
+r5=$(head -n 1 <&5)
+r6=$(head -n 1 <&6)
+exec 5>&- 6>&-
+case "$r5 $r6" in
+"vfs_read+0x0/"*" vfs_write+0x0/"*) ok "rules keeps its address per open file" ;;
+*) notok "rules keeps its address per open file (read '$r5' and '$r6')" ;;
+esac
 
 # --- permissions ------------------------------------------------------------
 tp=$(date +%s)
@@ -246,9 +356,20 @@ kind() {
 	fi
 }
 
+# The checks that need a blob (after the fuzz, on its cut blob)
+BLOB_CHECKS="two threads writing one load fd: one takes the blob, the other is refused
+two threads writing one load fd in interleaved pieces: refusals only
+a reader and a writer on one backtrace or rules fd: whole results only
+a blob's hostile owner name is logged escaped, on one line
+no kernel report (BUG, WARNING, Oops, KASAN, slab) meanwhile"
+blob_skips() {
+	printf '%s\n' "$BLOB_CHECKS" | while read -r t; do skip "$t" "$1"; done
+}
+
 if ! command -v kunwind-dump >/dev/null 2>&1 || [ ! -f /boot/vmlinux ] ||
    [ ! -w $C/load ]; then
 	skip "robust debugfs load fuzz" "no kunwind-dump, /boot/vmlinux or $C/load"
+	blob_skips "no kunwind-dump, /boot/vmlinux or $C/load"
 	exit 0
 fi
 t0=$(date +%s)
@@ -262,11 +383,13 @@ sfrej=$(dmesg | grep -v 'kuw-guest: ' |
 if [ "$erc" = 1 ] && [ -n "$sfrej" ] &&
    grep -qF "/boot/vmlinux: ${sfrej##* at }: ${sfrej% at *}" $T/export.log; then
 	skip "robust debugfs load fuzz" "vmlinux .sframe refused: $sfrej (kunwind-dump export refuses /boot/vmlinux alike)"
+	blob_skips "vmlinux .sframe refused"
 	exit 0
 fi
 if [ "$erc" != 0 ]; then
 	diag <$T/export.log
 	notok "robust debugfs load fuzz: kunwind-dump export failed"
+	blob_skips "kunwind-dump export failed"
 	exit 0
 fi
 t1=$(date +%s)
@@ -318,6 +441,68 @@ grep -q '^vmlinux .eh_frame .* blob$' $D/tables ||
 	{ diag "no vmlinux .eh_frame table from the blob at the end"; faults=$((faults + 1)); }
 
 t3=$(date +%s)
+# --- one fd, two threads (the blob's table is in: each whole blob EEXIST) ---
+if [ -n "$P" ]; then
+	if "$P" load-race $C/load $T/small.blob 100 >$T/race 2>&1; then
+		ok "two threads writing one load fd: one takes the blob, the other is refused ($(tail -n 1 $T/race))"
+	else
+		diag <$T/race
+		notok "two threads writing one load fd: one takes the blob, the other is refused"
+	fi
+	if "$P" load-chunks $C/load $T/small.blob 30 >$T/race 2>&1; then
+		ok "two threads writing one load fd in interleaved pieces: refusals only ($(tail -n 1 $T/race))"
+	else
+		diag <$T/race
+		notok "two threads writing one load fd in interleaved pieces: refusals only"
+	fi
+	if "$P" read-race $C/backtrace 100 self "pid 1" >$T/race 2>&1 &&
+	   "$P" read-race $C/rules 300 vfs_read vfs_write+0x10 >>$T/race 2>&1; then
+		ok "a reader and a writer on one backtrace or rules fd: whole results only"
+	else
+		notok "a reader and a writer on one backtrace or rules fd: whole results only"
+	fi
+	diag <$T/race
+else
+	for t in "two threads writing one load fd: one takes the blob, the other is refused" \
+		"two threads writing one load fd in interleaved pieces: refusals only" \
+		"a reader and a writer on one backtrace or rules fd: whole results only"; do
+		skip "$t" "no kuw_priv in this initramfs"
+	done
+fi
+# a hostile owner: a newline and an escape sequence in the header's owner
+# (after the refusals above: the refusal line is rate-limited, 10 in 5 s)
+sleep 6
+cp $T/small.blob $T/evil.blob
+printf 'evil\nkunwind: fake\033[31m\000' |
+	dd of=$T/evil.blob bs=1 seek=96 conv=notrunc 2>/dev/null
+cat $T/evil.blob >$C/load 2>$T/err
+dmesg | grep -v 'kuw-guest: ' >$T/dmesg1
+if ! grep -q 'blob for evil' $T/dmesg1; then
+	# not logged at all: the rate limit, once more after its interval
+	diag "no line for the hostile blob ($(cat $T/err)): once more"
+	sleep 6
+	cat $T/evil.blob >$C/load 2>$T/err
+	dmesg | grep -v 'kuw-guest: ' >$T/dmesg1
+fi
+if grep -qF 'blob for evil\nkunwind: fake\e[31m refused' $T/dmesg1 &&
+   ! grep -q '^\(<[0-9]*>\)\{0,1\}\(\[[ 0-9.]*\] \)\{0,1\}kunwind: fake' $T/dmesg1; then
+	ok "a blob's hostile owner name is logged escaped, on one line"
+else
+	grep -a -B1 -A1 'evil' $T/dmesg1 | diag
+	diag "write: $(cat $T/err); owner field: $(od -An -c -j96 -N24 $T/evil.blob | tr -s ' ')"
+	tail -n 3 $T/dmesg1 | diag
+	notok "a blob's hostile owner name is logged escaped, on one line"
+fi
+# nothing above left a kernel report in the log
+dmesg | grep -v 'kuw-guest: ' | diff $T/dmesg0 - | sed -n 's/^+//p' |
+	grep -E 'BUG[: ]|WARNING:|Oops|KASAN|general protection|Poison overwritten|Redzone|Freepointer|Object padding' >$T/rep
+if [ ! -s $T/rep ]; then
+	ok "no kernel report (BUG, WARNING, Oops, KASAN, slab) meanwhile"
+else
+	head -n 20 $T/rep | diag
+	notok "no kernel report (BUG, WARNING, Oops, KASAN, slab) meanwhile"
+fi
+
 diag "robust: debugfs-load $runs runs, $rej rejected, $faults faults ($acc accepted)"
 diag "export $((t1 - t0)) s, mutations made in $((t2 - t1)) s, written in $((t3 - t2)) s"
 if [ $faults = 0 ]; then

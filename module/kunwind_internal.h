@@ -219,8 +219,10 @@ static __always_inline int kuw_entry_lookup(const struct kuw_entry *e, u64 pc,
 
 /* unwind.c */
 void kuw_unwind_init(void);
-void kuw_start_lean(struct kunwind_state *state, struct task_struct *task,
-		    struct pt_regs *regs, unsigned long *first_frame, u8 src);
+struct kunwind_state *kuw_walk_get(bool oops);
+void kuw_walk_put(struct kunwind_state *st);
+void kuw_walk_start(struct kunwind_state *state, struct task_struct *task,
+		    struct pt_regs *regs, bool lean);
 void kuw_unwind_exit(void);
 const char *kuw_how_name(u8 how);
 

@@ -39,6 +39,25 @@
 #error "kunwind: no module/arch/ file for this architecture"
 #endif
 
+/**
+ * struct kuw_work - what a walk needs beyond its state
+ * @step: the engine's: a generic step's new values, the DW_OP stack
+ * @undo: the registers before a table step, which a failed step restores
+ * @arch: the arch's boundary steps'
+ * @prev: kuw_step_frame_any()'s stack before a step that moved to another
+ * @sink: a consumer's batch of pcs (serve.c)
+ *
+ * One per CPU and context (unwind.c), never on the stack: kunwind walks
+ * in perf's NMI and on exception stacks (README, "Stack use").
+ */
+struct kuw_work {
+	struct kuw_step_work step;
+	struct kuw_regs undo;
+	struct kuw_arch_work arch;
+	struct kunwind_stack prev;
+	unsigned long sink[8];
+};
+
 int kuw_arch_init(void);
 void kuw_arch_exit(void);
 void kuw_arch_regs_from_pt(struct kuw_regs *r, const struct pt_regs *p);

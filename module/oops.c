@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) "kunwind: " fmt
 
 #include <linux/kdebug.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/notifier.h>
@@ -27,24 +28,37 @@ MODULE_PARM_DESC(oops_trace, "print kunwind's trace on oops (default on)");
 
 static DEFINE_RATELIMIT_STATE(kuw_oops_rs, 10 * HZ, 3);
 
-static void kuw_print_trace(struct task_struct *task, struct pt_regs *regs)
+/*
+ * The walk state is this CPU's (kuw_walk_get(): @oops, the oops hook's
+ * own, else this context's), not on the stack: the oops may be on an
+ * exception stack, a stack overflow's (README, "Stack use").  Taken: a
+ * walk nested in one of the same slot, refused (counted as a stop, no
+ * trace; the kernel prints its own).
+ */
+static void kuw_print_trace(struct task_struct *task, struct pt_regs *regs,
+			    bool oops)
 {
-	struct kunwind_state state;
+	struct kunwind_state *st = kuw_walk_get(oops);
 	const char *how;
 	int err;
 
+	if (!st)
+		return;
 	pr_warn("Call Trace:\n");
-	for (kunwind_start(&state, task, regs, NULL); !kunwind_done(&state);
-	     kunwind_next_frame(&state)) {
-		how = kuw_how_name(state.how);
+	for (kuw_walk_start(st, task, regs, false); !kunwind_done(st);
+	     kunwind_next_frame(st)) {
+		how = kuw_how_name(st->how);
 		pr_warn(" %pS%s%s%s\n",
-			(void *)kunwind_get_return_address(&state),
+			(void *)kunwind_get_return_address(st),
 			*how ? " (" : "", how, *how ? ")" : "");
 	}
-	err = kunwind_stop_reason(&state);
+	err = kunwind_stop_reason(st);
 	pr_warn("end of trace: %s (%s)\n", kunwind_strerror(err),
-		kunwind_reliable(&state) ? "reliable" : "unreliable");
+		kunwind_reliable(st) ? "reliable" : "unreliable");
+	kuw_walk_put(st);
 }
+
+NOKPROBE_SYMBOL(kuw_print_trace);
 
 static int kuw_die_notify(struct notifier_block *nb, unsigned long val,
 			  void *data)
@@ -56,7 +70,7 @@ static int kuw_die_notify(struct notifier_block *nb, unsigned long val,
 		return NOTIFY_DONE;
 	if (!__ratelimit(&kuw_oops_rs))
 		return NOTIFY_DONE;
-	kuw_print_trace(current, args->regs);
+	kuw_print_trace(current, args->regs, true);
 	return NOTIFY_DONE;
 }
 
@@ -72,7 +86,7 @@ static struct notifier_block kuw_die_nb = {
  */
 void kunwind_dump_stack(void)
 {
-	kuw_print_trace(current, NULL);
+	kuw_print_trace(current, NULL, false);
 }
 EXPORT_SYMBOL_GPL(kunwind_dump_stack);
 
@@ -93,3 +107,7 @@ void kuw_oops_exit(void)
 {
 	unregister_die_notifier(&kuw_die_nb);
 }
+
+/* the walk's path: never kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_die_notify);
+NOKPROBE_SYMBOL(kunwind_dump_stack);

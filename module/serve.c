@@ -52,6 +52,7 @@
 #define pr_fmt(fmt) "kunwind: " fmt
 
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #if IS_BUILTIN(CONFIG_KVM)
 #include <linux/kvm_host.h>
 #endif
@@ -219,8 +220,10 @@ static bool kuw_sink_splice(void *cookie, unsigned long pc)
  */
 static bool kuw_sink_walk(struct kunwind_state *st, struct kuw_cookie *k)
 {
-	unsigned long buf[KUW_SINK_BATCH] __uninitialized;
+	unsigned long *buf = st->work->sink;	/* not the stack */
 	unsigned int i, n, room;
+
+	BUILD_BUG_ON(ARRAY_SIZE(st->work->sink) != KUW_SINK_BATCH);
 
 	if (kunwind_done(st))
 		return kunwind_stop_reason(st) == -KUW_E_END;
@@ -295,12 +298,15 @@ static noinline unsigned int kuw_stack_trace_save(unsigned long *store,
 						  unsigned int skipnr)
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
-	struct kunwind_state st __uninitialized;
-	bool ok;
+	struct kunwind_state *st = kuw_walk_get(false);
+	bool ok = false;
 
-	/* the first frame outside kunwind is the caller's */
-	kuw_start_lean(&st, current, NULL, NULL, KUNWIND_SRC_ANY);
-	ok = kuw_sink_walk(&st, &k);
+	if (st) {
+		/* the first frame outside kunwind is the caller's */
+		kuw_walk_start(st, current, NULL, true);
+		ok = kuw_sink_walk(st, &k);
+		kuw_walk_put(st);
+	}
 	if (!ok)
 		kuw_sink_fallback(&k, skipnr, current, NULL);
 	kuw_serve_count(KUW_CONS_SAVE, ok);
@@ -325,13 +331,17 @@ static noinline unsigned int kuw_stack_trace_save_tsk(struct task_struct *tsk,
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr,
 			      .nosched = true };
-	struct kunwind_state st __uninitialized;
-	bool ok;
+	struct kunwind_state *st;
+	bool ok = false;
 
 	if (!try_get_task_stack(tsk))
 		return 0;
-	kuw_start_lean(&st, tsk, NULL, NULL, KUNWIND_SRC_ANY);
-	ok = kuw_sink_walk(&st, &k);
+	st = kuw_walk_get(false);
+	if (st) {
+		kuw_walk_start(st, tsk, NULL, true);
+		ok = kuw_sink_walk(st, &k);
+		kuw_walk_put(st);
+	}
 	if (!ok)
 		kuw_sink_fallback(&k, skipnr, tsk, NULL);
 	kuw_put_task_stack(tsk);
@@ -354,18 +364,23 @@ static noinline unsigned int kuw_stack_trace_save_regs(struct pt_regs *regs,
 						       unsigned int skipnr)
 {
 	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
-	struct kunwind_state st __uninitialized;
+	struct kunwind_state *st;
 	bool ok = true;
 
 	/* the regs' pc, then their caller on: the kernel's order */
 	if (kuw_sink_put(&k, instruction_pointer(regs)) && !user_mode(regs)) {
-		kunwind_start(&st, current, regs, NULL);
-		if (!kunwind_done(&st))
-			kunwind_next_frame(&st);
-		if (kunwind_done(&st))
-			ok = kunwind_stop_reason(&st) == -KUW_E_END;
-		else
-			ok = kuw_sink_walk(&st, &k);
+		ok = false;
+		st = kuw_walk_get(false);
+		if (st) {
+			kuw_walk_start(st, current, regs, false);
+			if (!kunwind_done(st))
+				kunwind_next_frame(st);
+			if (kunwind_done(st))
+				ok = kunwind_stop_reason(st) == -KUW_E_END;
+			else
+				ok = kuw_sink_walk(st, &k);
+			kuw_walk_put(st);
+		}
 		if (!ok)
 			kuw_sink_fallback(&k, skipnr, current, regs);
 	}
@@ -391,21 +406,25 @@ static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
 						      unsigned int size)
 {
 	struct kuw_cookie k = { .store = store, .size = size };
-	struct kunwind_state st __uninitialized;
+	struct kunwind_state *st;
 	int ret = -EINVAL;
-	bool ok;
+	bool ok = false;
 
 	if (!try_get_task_stack(tsk))
 		return 0;
-	kuw_start_lean(&st, tsk, NULL, NULL, KUNWIND_SRC_ANY);
-	ok = kuw_sink_walk(&st, &k);
-	/* kernel/stacktrace.c: a full buffer is an unreliable answer too */
-	if (ok && k.len >= k.size)
-		ret = -EINVAL;
-	else if (ok && kunwind_reliable(&st))
-		ret = k.len;
-	else
-		ok = false;
+	st = kuw_walk_get(false);
+	if (st) {
+		kuw_walk_start(st, tsk, NULL, true);
+		ok = kuw_sink_walk(st, &k);
+		/* kernel/stacktrace.c: a full buffer is unreliable too */
+		if (ok && k.len >= k.size)
+			ret = -EINVAL;
+		else if (ok && kunwind_reliable(st))
+			ret = k.len;
+		else
+			ok = false;
+		kuw_walk_put(st);
+	}
 	if (!ok && KUW_FN(arch_stack_walk_reliable)) {
 		k.len = 0;
 		k.self = tsk == current ? KUW_SELF_BEFORE : KUW_SELF_NO;
@@ -417,6 +436,8 @@ static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
 	kuw_serve_count(KUW_CONS_SAVE_RELIABLE, ok);
 	return ret;
 }
+
+NOKPROBE_SYMBOL(kuw_stack_trace_save_tsk_reliable);
 #endif
 
 #ifdef CONFIG_PERF_EVENTS
@@ -426,6 +447,37 @@ static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
 {
 	if (KUW_FN(perf_callchain_kernel))
 		kuw_call(perf_callchain_kernel, entry, regs);
+}
+
+/*
+ * kunwind's walk into perf's @entry, after the regs' pc.  Return: true
+ * when it answered (the end of the stack, or @entry full).
+ */
+static bool kuw_perf_walk(struct kunwind_state *st,
+			  struct perf_callchain_entry_ctx *entry,
+			  struct pt_regs *regs)
+{
+	struct perf_callchain_entry *e = entry->entry;
+	unsigned int n;
+
+	kuw_walk_start(st, current, regs, false);
+	/*
+	 * The callers, in one batch straight into the entry: what
+	 * perf_callchain_store() does for each (room while nr is below
+	 * max_stack and the contexts are not maxed), no further than the
+	 * entry can take (a full entry is an answer, as when
+	 * perf_callchain_store() stops the kernel's walk).
+	 */
+	BUILD_BUG_ON(sizeof(e->ip[0]) != sizeof(unsigned long));
+	while (!kunwind_done(st)) {
+		if (entry->contexts_maxed || entry->nr >= entry->max_stack)
+			return true;
+		n = kunwind_next_frames(st, (unsigned long *)&e->ip[e->nr],
+					entry->max_stack - entry->nr);
+		e->nr += n;
+		entry->nr += n;
+	}
+	return kunwind_stop_reason(st) == -KUW_E_END;
 }
 
 /**
@@ -441,11 +493,9 @@ static void kuw_perf_kernel(struct perf_callchain_entry_ctx *entry,
 static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 					       struct pt_regs *regs)
 {
-	struct kunwind_state st __uninitialized;
-	struct perf_callchain_entry *e = entry->entry;
+	struct kunwind_state *st;
 	u32 nr = entry->nr;
 	bool ok = false;
-	unsigned int n;
 
 	if (kuw_perf_guest() || !kuw_arch_perf_full_regs(regs)) {
 		kuw_perf_kernel(entry, regs);
@@ -454,33 +504,24 @@ static noinline void kuw_perf_callchain_kernel(struct perf_callchain_entry_ctx *
 	ok = true;
 	if (perf_callchain_store(entry, instruction_pointer(regs)))
 		goto out;
-	kunwind_start(&st, current, regs, NULL);
-	/*
-	 * The callers, in one batch straight into the entry: what
-	 * perf_callchain_store() does for each (room while nr is below
-	 * max_stack and the contexts are not maxed), no further than the
-	 * entry can take (a full entry is an answer, as when
-	 * perf_callchain_store() stops the kernel's walk).
-	 */
-	BUILD_BUG_ON(sizeof(e->ip[0]) != sizeof(unsigned long));
-	while (!kunwind_done(&st)) {
-		if (entry->contexts_maxed || entry->nr >= entry->max_stack)
-			goto out;
-		n = kunwind_next_frames(&st, (unsigned long *)&e->ip[e->nr],
-					entry->max_stack - entry->nr);
-		e->nr += n;
-		entry->nr += n;
-	}
-	if (kunwind_stop_reason(&st) == -KUW_E_END)
-		goto out;
-	/* stopped early: the kernel's chain instead of ours */
-	entry->entry->nr -= entry->nr - nr;
-	entry->nr = nr;
 	ok = false;
-	kuw_perf_kernel(entry, regs);
+	st = kuw_walk_get(false);	/* NULL: a nested walk, refused */
+	if (st) {
+		ok = kuw_perf_walk(st, entry, regs);
+		kuw_walk_put(st);
+	}
+	if (!ok) {
+		/* refused or stopped early: the kernel's chain, not ours */
+		entry->entry->nr -= entry->nr - nr;
+		entry->nr = nr;
+		kuw_perf_kernel(entry, regs);
+	}
 out:
 	kuw_serve_count(KUW_CONS_PERF, ok);
 }
+
+NOKPROBE_SYMBOL(kuw_perf_walk);
+NOKPROBE_SYMBOL(kuw_perf_callchain_kernel);
 #endif
 
 /**
@@ -551,3 +592,13 @@ int kuw_serve_init(void)
 		kuw_sched_text[1] = 0;
 	return 0;
 }
+
+/* the walk's path: never kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_sink_put);
+NOKPROBE_SYMBOL(kuw_sink_kernel);
+NOKPROBE_SYMBOL(kuw_sink_splice);
+NOKPROBE_SYMBOL(kuw_sink_walk);
+NOKPROBE_SYMBOL(kuw_sink_fallback);
+NOKPROBE_SYMBOL(kuw_stack_trace_save);
+NOKPROBE_SYMBOL(kuw_stack_trace_save_tsk);
+NOKPROBE_SYMBOL(kuw_stack_trace_save_regs);

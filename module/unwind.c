@@ -19,6 +19,7 @@
 #define pr_fmt(fmt) "kunwind: " fmt
 
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
 #include "kunwind.h"
@@ -112,7 +113,8 @@ static __always_inline int kuw_step_row(struct kunwind_state *s,
 
 	if (!(r->flags & KUW_RF_FAST) || t->arch != KUW_ARCH_THIS ||
 	    !(regs->valid & bit))
-		return kuw_step(t->arch, t->sec, t->sec_size, r, regs, s);
+		return kuw_step_in(t->arch, t->sec, t->sec_size, r, regs, s,
+				   &s->work->step);
 	if (regs->lazy & bit) {	/* kuw_regs_get() */
 		ret = kuw_read_word(s, regs->r[r->cfa_reg], &cfa);
 		if (ret)
@@ -341,27 +343,145 @@ static __always_inline void kuw_rc_put(struct kuw_rcache *rc)
 	}
 }
 
+/*
+ * The walks' memory (README, "Stack use"): per CPU, one slot per context
+ * a walk can run in, as perf's get_recursion_context() has them (task,
+ * softirq, hardirq, NMI), and one for the oops hook, which may run on an
+ * exception stack in any of them.  A slot holds what does not fit a 1 KiB
+ * stack budget: a consumer's whole struct kunwind_state and the struct
+ * kuw_work every walk needs (a step's new values and DW_OP stack, the
+ * undo copy of the registers, the arch's pt_regs and ORC state).  A walk
+ * takes its context's slot with preemption off and gives it back before
+ * it enables preemption: an interrupt or NMI uses another slot, so the
+ * only walk that finds its slot taken is one nested in a walk of the same
+ * context, which only a callback of the walk can start (the walk's own
+ * functions can be neither kprobed nor traced, the kernel's that it calls
+ * can).  That walk is refused (-KUW_E_NESTED, a debugfs stop counter);
+ * kunwind's consumers then answer with the kernel's unwinder.
+ */
+enum { KUW_CTX_TASK, KUW_CTX_SOFTIRQ, KUW_CTX_HARDIRQ, KUW_CTX_NMI,
+	KUW_CTX_OOPS, KUW_CTX__N };
+
+struct kuw_slot {
+	unsigned int busy;
+	struct kunwind_state st;
+	struct kuw_work work;
+};
+
+struct kuw_slots {
+	struct kuw_slot slot[KUW_CTX__N];
+};
+
+static struct kuw_slots __percpu *kuw_slots;
+
+/* this context's slot: perf's get_recursion_context() */
+static __always_inline int kuw_ctx(void)
+{
+	if (in_nmi())
+		return KUW_CTX_NMI;
+	if (in_hardirq())
+		return KUW_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return KUW_CTX_SOFTIRQ;
+	return KUW_CTX_TASK;
+}
+
+/*
+ * Take slot @ctx of this CPU (preemption off).  Return: the slot, or NULL
+ * when a walk of the same context has it (or there is no memory).
+ */
+static __always_inline struct kuw_slot *kuw_slot_get(int ctx)
+{
+	struct kuw_slots __percpu *p = READ_ONCE(kuw_slots);
+	struct kuw_slot *sl;
+
+	if (unlikely(!p))
+		return NULL;
+	sl = &this_cpu_ptr(p)->slot[ctx];
+	if (unlikely(READ_ONCE(sl->busy)))
+		return NULL;
+	WRITE_ONCE(sl->busy, 1);
+	barrier();	/* busy before anything of the slot is used */
+	return sl;
+}
+
+static __always_inline void kuw_slot_put(struct kuw_slot *sl)
+{
+	barrier();	/* every use of the slot before it is free */
+	WRITE_ONCE(sl->busy, 0);
+}
+
 /**
- * kuw_unwind_init() - note kunwind.ko's text, allocate the row cache
+ * kuw_walk_get() - a walk state for a consumer, off the stack
+ * @oops: for the oops hook (its own slot), else this context's
  *
- * Without the cache (no memory), walks look every row up.
+ * Disables preemption; kuw_walk_put() gives the state back and enables it.
+ * The state's @work is set and kept by kuw_walk_start().
+ *
+ * Return: the state, or NULL (preemption as it was) when a walk of the
+ * same context on this CPU holds it: counted as a stop, -KUW_E_NESTED.
+ */
+struct kunwind_state *kuw_walk_get(bool oops)
+{
+	struct kuw_slot *sl;
+
+	preempt_disable_notrace();
+	sl = kuw_slot_get(oops ? KUW_CTX_OOPS : kuw_ctx());
+	if (unlikely(!sl)) {
+		preempt_enable_notrace();
+		kuw_count_stop(-KUW_E_NESTED);
+		return NULL;
+	}
+	sl->st.work = &sl->work;
+	return &sl->st;
+}
+
+NOKPROBE_SYMBOL(kuw_walk_get);
+
+/**
+ * kuw_walk_put() - give back a state of kuw_walk_get()
+ * @st: the state
+ */
+void kuw_walk_put(struct kunwind_state *st)
+{
+	kuw_slot_put(container_of(st, struct kuw_slot, st));
+	preempt_enable_notrace();
+}
+
+NOKPROBE_SYMBOL(kuw_walk_put);
+
+/**
+ * kuw_unwind_init() - note kunwind.ko's text, allocate the row cache and
+ * the walks' memory
+ *
+ * Without the cache (no memory), walks look every row up; without the
+ * walks' memory, every walk is refused.
  */
 void kuw_unwind_init(void)
 {
 	kuw_self = kuw_module_text(THIS_MODULE);
 	kuw_rc = alloc_percpu(struct kuw_rcache);
+	kuw_slots = alloc_percpu(struct kuw_slots);
 }
 
 /**
- * kuw_unwind_exit() - free the row cache, once no walk can use it
+ * kuw_unwind_exit() - free the row cache and the walks' memory, once no
+ * walk can use them
  */
 void kuw_unwind_exit(void)
 {
 	struct kuw_rcache __percpu *rc = kuw_rc;
+	struct kuw_slots __percpu *sl = kuw_slots;
 
 	WRITE_ONCE(kuw_rc, NULL);
-	synchronize_rcu();	/* batches run in read-side sections */
+	WRITE_ONCE(kuw_slots, NULL);
+	/*
+	 * batches run in read-side sections, slots are held with
+	 * preemption off
+	 */
+	synchronize_rcu();
 	free_percpu(rc);
+	free_percpu(sl);
 }
 
 /*
@@ -527,8 +647,9 @@ static __always_inline void kuw_regs_copy(struct kuw_regs *d,
  * restore.  So a failed step is undone whole: every register (a callee-
  * saved one the row restored would otherwise pass as the callee's own),
  * the stack, the return-address translation state and the reliable flag,
- * as they were before it.  The common steps (kuw_step_common()) need no
- * undo: they write nothing of a frame before every check of it passed.
+ * as they were before it (the copy in s->work, not on the stack).  The
+ * common steps (kuw_step_common()) need no undo: they write nothing of a
+ * frame before every check of it passed.
  */
 static noinline int kuw_step_frame_any(struct kunwind_state *s,
 				       unsigned int seq,
@@ -542,8 +663,8 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 	bool reliable = s->reliable;
 	int ret_idx = s->ret_idx;
 	struct llist_node *ret_cur = s->ret_cur;
-	struct kuw_regs saved;
-	struct kunwind_stack si;
+	struct kuw_regs *saved = &s->work->undo;
+	struct kunwind_stack *si = &s->work->prev;
 	unsigned long mask;
 	bool moved = false;
 	const struct kuw_table *t;
@@ -564,7 +685,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 			s->reliable = false;
 		s->rule = r;
 		s->row_pc = s->ahead_row;
-		kuw_regs_copy(&saved, &s->regs);
+		kuw_regs_copy(saved, &s->regs);
 		/*
 		 * After a frame record the sp is a guess: hidden from the
 		 * step, so that only a row whose CFA is not sp-based (x29)
@@ -576,7 +697,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		s->sp_guess = false;
 		ret = kuw_step_row(s, t, r);
 		if (!ret)
-			ret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
+			ret = __kuw_check_stack(s, pc, sp, si, &mask, &moved);
 		if (!ret) {
 			s->signal = r->flags & KUW_RF_SIGNAL;
 			kuw_arch_ret_addr(s);
@@ -592,7 +713,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 			return ret;
 		/* put the callee's frame back, whole, for the fallback */
 		if (moved) {
-			s->stack = si;
+			s->stack = *si;
 			s->stack_mask = mask;
 			moved = false;
 		}
@@ -600,7 +721,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		s->reliable = reliable;
 		s->ret_idx = ret_idx;
 		s->ret_cur = ret_cur;
-		kuw_regs_copy(&s->regs, &saved);
+		kuw_regs_copy(&s->regs, saved);
 	} else if (kuw_arch_at_end(s)) {
 		return -KUW_E_END;
 	} else if (!bp_ok && (s->regs.valid & s->regs.lazy & BIT_ULL(KUW_REG_FP))) {
@@ -625,7 +746,7 @@ static noinline int kuw_step_frame_any(struct kunwind_state *s,
 		return ret;
 	s->table = NULL;
 	s->rule = NULL;
-	oret = __kuw_check_stack(s, pc, sp, &si, &mask, &moved);
+	oret = __kuw_check_stack(s, pc, sp, si, &mask, &moved);
 	if (!oret)
 		oret = kuw_lookahead(s, seq, rc);
 	return oret;
@@ -795,21 +916,21 @@ static __always_inline unsigned int __kuw_step_common(struct kunwind_state *s,
 }
 
 /* Every register tracked: what kunwind_next_frame() steps. */
-static noinline unsigned int kuw_step_common(struct kunwind_state *s,
-					     unsigned long *pcs,
-					     unsigned int lim,
-					     unsigned int seq,
-					     struct kuw_rcache *rc)
+static noinline __noclone unsigned int kuw_step_common(struct kunwind_state *s,
+						       unsigned long *pcs,
+						       unsigned int lim,
+						       unsigned int seq,
+						       struct kuw_rcache *rc)
 {
 	return __kuw_step_common(s, pcs, lim, seq, rc, false);
 }
 
 /* Only KUW_LEAN_REGS tracked: what kunwind_next_frames() steps. */
-static noinline unsigned int kuw_step_lean(struct kunwind_state *s,
-					   unsigned long *pcs,
-					   unsigned int lim,
-					   unsigned int seq,
-					   struct kuw_rcache *rc)
+static noinline __noclone unsigned int kuw_step_lean(struct kunwind_state *s,
+						     unsigned long *pcs,
+						     unsigned int lim,
+						     unsigned int seq,
+						     struct kuw_rcache *rc)
 {
 	return __kuw_step_common(s, pcs, lim, seq, rc, true);
 }
@@ -831,6 +952,7 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 {
 	unsigned int n = 0, nfast = 0, k, lim, seq;
 	struct kuw_rcache *rc;
+	struct kuw_slot *sl = NULL;
 	u32 n0 = s->nframes;
 	bool mine = s->task == current;
 	int ret = 0;
@@ -840,6 +962,16 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	 * exception stacks the ones kuw_arch_stack_of() checks against.
 	 */
 	preempt_disable();
+	/* a caller's state: this context's memory for the call */
+	if (!s->work) {
+		sl = kuw_slot_get(kuw_ctx());
+		if (unlikely(!sl)) {
+			preempt_enable();
+			kuw_stop(s, -KUW_E_NESTED);
+			return 0;
+		}
+		s->work = &sl->work;
+	}
 	rcu_read_lock();
 	seq = READ_ONCE(kuw_reg_seq);
 	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
@@ -871,6 +1003,10 @@ static __always_inline unsigned int kuw_next_frames(struct kunwind_state *s,
 	}
 	kuw_rc_put(rc);
 	rcu_read_unlock();
+	if (sl) {
+		s->work = NULL;
+		kuw_slot_put(sl);
+	}
 	preempt_enable();
 	/* see struct kuw_counters */
 	raw_cpu_add(kuw_counters.frames, s->nframes - n0);
@@ -1003,13 +1139,23 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 {
 	bool mine = s->task == current;
 	struct kuw_rcache *rc;
+	struct kuw_slot *sl = NULL;
 	unsigned int seq, nfast = 0;
 	int ret = 0;
 	u64 pc;
 
+	preempt_disable();
+	/* a caller's state: this context's memory for the call */
+	if (!s->work) {
+		sl = kuw_slot_get(kuw_ctx());
+		if (unlikely(!sl)) {
+			preempt_enable();
+			return -KUW_E_NESTED;
+		}
+		s->work = &sl->work;
+	}
 	if (self)
 		s->src = KUNWIND_SRC_ANY;
-	preempt_disable();
 	rcu_read_lock();
 	seq = READ_ONCE(kuw_reg_seq);
 	smp_rmb();	/* seq before the cached pointers; see kuw_reg_changed() */
@@ -1046,6 +1192,10 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 	}
 	kuw_rc_put(rc);
 	rcu_read_unlock();
+	if (sl) {
+		s->work = NULL;
+		kuw_slot_put(sl);
+	}
 	preempt_enable();
 	/* as kuw_next_frames() counts them */
 	raw_cpu_add(kuw_counters.frames, s->nframes);
@@ -1063,7 +1213,7 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 					struct task_struct *task,
 					struct pt_regs *regs,
 					unsigned long *first_frame, u8 src,
-					bool lean)
+					bool lean, struct kuw_work *work)
 {
 	bool self;
 	int ret;
@@ -1085,6 +1235,7 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 	       sizeof(*state) - offsetof(struct kunwind_state, stack));
 	state->regs.valid = 0;
 	state->regs.lazy = 0;
+	state->work = work;
 	state->task = task;
 	state->src = src & ~KUNWIND_NO_ORC;
 	state->no_orc = src & KUNWIND_NO_ORC;
@@ -1139,29 +1290,30 @@ static __always_inline void __kuw_start(struct kunwind_state *state,
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,
 		     struct pt_regs *regs, unsigned long *first_frame, u8 src)
 {
-	__kuw_start(state, task, regs, first_frame, src, false);
+	__kuw_start(state, task, regs, first_frame, src, false, NULL);
 }
 EXPORT_SYMBOL_GPL(__kunwind_start);
+NOKPROBE_SYMBOL(__kunwind_start);
 
 /**
- * kuw_start_lean() - __kunwind_start() for a walk that wants only the pcs
- * @state: the unwind to set up
+ * kuw_walk_start() - kunwind_start() for a consumer's state
+ * @state: a state of kuw_walk_get(), whose memory it keeps
  * @task: task whose stack to walk (NULL: current)
  * @regs: start from these registers, or NULL
- * @first_frame: see __kunwind_start()
- * @src: see __kunwind_start()
- *
- * kunwind's own frames (and those up to @first_frame) are stepped as
- * kunwind_next_frames() steps: only pc, sp, frame pointer and return
- * address are kept, so registers the first frame's caller saved are not
- * known.  For kunwind's stack_trace_save() and the like, which go on with
- * kunwind_next_frames() anyway.
+ * @lean: step kunwind's own frames as kunwind_next_frames() steps: only
+ *	  pc, sp, frame pointer and return address are kept, so registers
+ *	  the first frame's caller saved are not known.  For kunwind's
+ *	  stack_trace_save() and the like, which go on with
+ *	  kunwind_next_frames() anyway.
  */
-void kuw_start_lean(struct kunwind_state *state, struct task_struct *task,
-		    struct pt_regs *regs, unsigned long *first_frame, u8 src)
+void kuw_walk_start(struct kunwind_state *state, struct task_struct *task,
+		    struct pt_regs *regs, bool lean)
 {
-	__kuw_start(state, task, regs, first_frame, src, true);
+	__kuw_start(state, task, regs, NULL, KUNWIND_SRC_ANY, lean,
+		    state->work);
 }
+
+NOKPROBE_SYMBOL(kuw_walk_start);
 
 /**
  * kunwind_start() - begin an unwind
@@ -1222,6 +1374,7 @@ int kunwind_errno(int err)
 	case KUW_E_INVAL:
 		return -EINVAL;
 	case KUW_E_RUNNING:
+	case KUW_E_NESTED:
 		return -EBUSY;
 	case KUW_E_BUILDID:
 		return -ESTALE;
@@ -1331,3 +1484,22 @@ void kunwind_put_task_stack(struct task_struct *task)
 	kuw_put_task_stack(task);
 }
 EXPORT_SYMBOL_GPL(kunwind_put_task_stack);
+
+/* the walk's path: never kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_read_mem);
+NOKPROBE_SYMBOL(kuw_stop);
+NOKPROBE_SYMBOL(kuw_check_stack);
+NOKPROBE_SYMBOL(kuw_find_row);
+NOKPROBE_SYMBOL(kuw_step_frame_any);
+NOKPROBE_SYMBOL(kuw_step_common);
+NOKPROBE_SYMBOL(kuw_step_lean);
+NOKPROBE_SYMBOL(kunwind_next_frame);
+NOKPROBE_SYMBOL(kunwind_next_frames);
+NOKPROBE_SYMBOL(kuw_how_name);
+NOKPROBE_SYMBOL(kuw_skip);
+NOKPROBE_SYMBOL(kunwind_start);
+NOKPROBE_SYMBOL(kunwind_get_return_address);
+NOKPROBE_SYMBOL(kunwind_errno);
+NOKPROBE_SYMBOL(kunwind_error);
+NOKPROBE_SYMBOL(kunwind_reliable);
+NOKPROBE_SYMBOL(kunwind_strerror);

@@ -5,9 +5,12 @@
 # consumer reaches (README, "Stack use"), measured on the build: kunwind.ko
 # against the test kernel of KUW_RELEASE and KUW_ARCH (as make lint) with
 # KUW_STACK_INFO=1, so that gcc writes every object's call graph with its
-# frame sizes (-fcallgraph-info=su), which scripts/stack_usage.py adds up
-# along the deepest path.  Fails when a path is over KUW_STACK_MAX bytes
-# (default 2304).
+# frame sizes (-fcallgraph-info=su), and the kernel objects that define
+# the functions kunwind calls on the walk (ORC, the stack look-up, the
+# fault-safe copy, the consumers' fallbacks), compiled again the same way
+# into a temporary directory, which scripts/stack_usage.py adds up along
+# the deepest path.  Fails when a path is over KUW_STACK_MAX bytes
+# (default 1024).
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +19,19 @@ trap 'rm -rf "$WORK"' EXIT
 KDIR=$("$REPO/scripts/build-kernel.sh")
 kuw_build_modules "$KDIR" "$WORK" KUW_STACK_INFO=1 ||
 	die "module build failed (above)"
-python3 "$REPO/scripts/stack_usage.py" --max "${KUW_STACK_MAX:-2304}" \
-	"$WORK/src/module" kuw_perf_callchain_kernel kuw_stack_trace_save \
-	kuw_stack_trace_save_tsk kuw_stack_trace_save_regs \
-	kuw_stack_trace_save_tsk_reliable
+case $KUW_ARCH in
+arm64) kobjs=(arch/arm64/kernel/stacktrace.o arch/arm64/kernel/perf_callchain.o) ;;
+*) kobjs=(arch/x86/kernel/unwind_orc.o arch/x86/kernel/dumpstack_64.o
+	arch/x86/kernel/dumpstack.o arch/x86/kernel/stacktrace.o
+	arch/x86/events/core.o kernel/extable.o kernel/trace/rethook.o) ;;
+esac
+kobjs+=(mm/maccess.o kernel/trace/fgraph.o kernel/trace/ftrace.o
+	kernel/kprobes.o kernel/locking/spinlock.o kernel/fork.o
+	kernel/module/main.o)
+python3 "$REPO/scripts/stack_usage.py" kbuild "$KDIR" "$WORK/kernel" \
+	"${kobjs[@]}" || die "kernel objects could not be compiled (above)"
+python3 "$REPO/scripts/stack_usage.py" --max "${KUW_STACK_MAX:-1024}" \
+	"$WORK/src/module:$WORK/kernel" kuw_perf_callchain_kernel \
+	kuw_stack_trace_save kuw_stack_trace_save_tsk \
+	kuw_stack_trace_save_regs kuw_stack_trace_save_tsk_reliable \
+	kuw_die_notify kunwind_dump_stack

@@ -1,21 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""kunwind's deepest stack path from an entry point (docs/stack.md).
+"""kunwind's deepest stack path from an entry point (README, "Stack use").
 
 Reads the call graphs with frame sizes that gcc writes next to each object
 with -fcallgraph-info=su (the .ci files of a build with KUW_STACK_INFO=1,
 see Kbuild) and prints, for each entry function given, the call path
 under it whose frames add up to the most, one line per function:
-"<bytes> <function> (<qualifiers>)", then "total <bytes>".  Functions
-outside the files read (the kernel's) count 0 and are named with
+"<bytes> <function> (<qualifiers>)", then "total <bytes>".  DIR may be
+several directories joined by ":" (kunwind's objects, and the kernel's
+that define the functions kunwind calls, see "kbuild" below): a call to a
+function defined in any of them counts its frame and goes on into it; a
+static call's trampoline (__SCT__kuw_sc_FN, module/kuw_call.h) is a jump
+to FN.  Functions outside the files read count 0 and are named with
 "external"; a call cycle is reported and cut (each function at most once
 on a path), a frame gcc calls "dynamic" (not bounded) is named.
 
-Usage: stack_usage.py [--max BYTES] DIR ENTRY...
+Usage: stack_usage.py [--max BYTES] DIR[:DIR...] ENTRY...
 Exit 1 when an entry is not found or, with --max, a total is over BYTES.
+
+       stack_usage.py kbuild KDIR OUT OBJ...
+Compiles each kernel object OBJ (e.g. arch/x86/kernel/unwind_orc.o) of
+the kernel build KDIR again, with the command line its build used (its
+.cmd file) plus -fcallgraph-info=su, into OUT (KDIR is not touched); an
+object the build does not have is skipped.  Exit 1 when a compile fails.
 """
 import os
 import re
+import shlex
+import subprocess
 import sys
 
 NODE = re.compile(r'^node: \{ title: "(?P<t>[^"]*)" label: "(?P<l>[^"]*)"'
@@ -25,9 +37,9 @@ EDGE = re.compile(r'^edge: \{ sourcename: "(?P<s>[^"]*)" '
 SIZE = re.compile(r'\\n(?P<n>\d+) bytes \((?P<q>[^)]*)\)')
 
 
-def read(top):
+def read(tops):
     size, qual, name, calls = {}, {}, {}, {}
-    for d, _, files in os.walk(top):
+    for d, _, files in (w for top in tops.split(':') for w in os.walk(top)):
         for f in files:
             if not f.endswith('.ci'):
                 continue
@@ -45,7 +57,60 @@ def read(top):
                     m = EDGE.match(line)
                     if m:
                         calls.setdefault(m.group('s'), set()).add(m.group('d'))
+    # a static call's trampoline jumps to its function (x86; kuw_call.h)
+    for t in list(name):
+        if t.startswith('__SCT__kuw_sc_') and t not in size:
+            calls.setdefault(t, set()).add(t[len('__SCT__kuw_sc_'):])
     return size, qual, name, calls
+
+
+def kbuild(kdir, out, objs):
+    """Compile kernel objects again with -fcallgraph-info=su into out."""
+    os.makedirs(out, exist_ok=True)
+    status = 0
+    for obj in objs:
+        cmdf = os.path.join(kdir, os.path.dirname(obj),
+                            '.%s.cmd' % os.path.basename(obj))
+        if not os.path.exists(cmdf):
+            print('%s: not in this kernel build, skipped' % obj)
+            continue
+        cmd = None
+        with open(cmdf, encoding='utf-8') as fh:
+            for line in fh:
+                m = re.match(r'^(?:saved)?cmd_\S+ := (.*)$', line)
+                if m:
+                    cmd = m.group(1)
+                    break
+        if cmd is None:
+            print('%s: no command in %s' % (obj, cmdf))
+            status = 1
+            continue
+        # the compiler's part: objtool and the like come after " ; "
+        argv = shlex.split(cmd.split(' ; ')[0])
+        if argv and os.path.basename(argv[0]) == 'ccache':
+            argv = argv[1:]
+        dst = os.path.join(out, obj.replace('/', '_'))
+        new = []
+        skip = False
+        for a in argv:
+            if skip:
+                new.append(dst)
+                skip = False
+            elif a == '-o':
+                new.append(a)
+                skip = True
+            elif a.startswith('-Wp,-MMD,') or a.startswith('-Wp,-MD,'):
+                continue
+            else:
+                new.append(a)
+        new.insert(1, '-fcallgraph-info=su')
+        r = subprocess.run(new, cwd=kdir, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, check=False)
+        if r.returncode:
+            sys.stdout.write(r.stdout.decode(errors='replace'))
+            print('%s: compile failed' % obj)
+            status = 1
+    return status
 
 
 def deepest(t, size, calls, on_path, memo, cycles):
@@ -71,6 +136,11 @@ def deepest(t, size, calls, on_path, memo, cycles):
 
 def main():
     args = sys.argv[1:]
+    if args and args[0] == 'kbuild':
+        if len(args) < 4:
+            sys.stderr.write(__doc__)
+            return 2
+        return kbuild(args[1], args[2], args[3:])
     limit = None
     if len(args) > 1 and args[0] == '--max':
         limit = int(args[1])

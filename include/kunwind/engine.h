@@ -57,6 +57,7 @@ enum kuw_err {
 	KUW_E_BUILDID,
 	KUW_E_EXISTS,
 	KUW_E_NOOWNER,
+	KUW_E_NESTED,
 	KUW_E__COUNT
 };
 
@@ -311,6 +312,10 @@ struct kuw_regs;
 int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 		  u64 cfa, bool have_cfa, u64 initial, bool push_initial,
 		  void *mem_ctx, u64 *result);
+/* The same with the caller's stack of KUW_EXPR_STACK entries, @st. */
+int kuw_dwop_eval_in(const u8 *ops, u32 len, const struct kuw_regs *regs,
+		     u64 cfa, bool have_cfa, u64 initial, bool push_initial,
+		     void *mem_ctx, u64 *st, u64 *result);
 
 /* Structural check of an expression at load time (opcodes, branches). */
 int kuw_dwop_check(const u8 *ops, u32 len);
@@ -400,6 +405,21 @@ int kuw_regs_get(struct kuw_regs *regs, u8 reg, void *mem_ctx, u64 *val);
  */
 int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 	     struct kuw_regs *regs, void *mem_ctx);
+
+/*
+ * A step's memory beyond the registers: the new values of a generic step
+ * (any rule that is not "saved at CFA + N") and the DW_OP stack.
+ * kuw_step() keeps it on its stack; kuw_step_in() takes the caller's (the
+ * kernel's walk keeps one per CPU and context: README, "Stack use").
+ */
+struct kuw_step_work {
+	u64 val[KUW_MAX_REGS];
+	u64 expr[KUW_EXPR_STACK];
+};
+
+int kuw_step_in(u8 arch, const u8 *sec, u64 sec_size,
+		const struct kuw_rule *rule, struct kuw_regs *regs,
+		void *mem_ctx, struct kuw_step_work *w);
 
 /*
  * Fault-safe memory read, provided by the home (kernel glue or host).

@@ -41,6 +41,8 @@
 #include <asm/ptrace.h>
 #include "engine.h"
 
+struct kuw_work;
+
 /* Use whichever table covers the pc (eh_frame, then debug_frame, sframe). */
 #define KUNWIND_SRC_ANY		0x7f
 
@@ -131,6 +133,11 @@ struct kunwind_stack {
  *	      (nvcsw + nivcsw) when the walk began: a clean end re-checks it
  *	      and the task's on_cpu, and a walk of a task that ran
  *	      meanwhile ends with -KUW_E_RUNNING (never reliable)
+ * @work: the walk's memory beyond this state (per CPU and context, not
+ *	  the stack): set by kunwind's own consumers for their whole walk;
+ *	  NULL in a caller's state, whose every call takes its context's
+ *	  for the call (a walk nested in one of the same context on the same
+ *	  CPU is refused: -KUW_E_NESTED)
  *
  * @table and @rule stay valid only while the caller is in an RCU read-side
  * section (or has preemption disabled) around the calls.
@@ -168,6 +175,7 @@ struct kunwind_state {
 	u64 ahead_row;
 	u64 ahead_look;
 	unsigned long switches;
+	struct kuw_work *work;
 };
 
 void __kunwind_start(struct kunwind_state *state, struct task_struct *task,

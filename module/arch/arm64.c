@@ -656,20 +656,20 @@ int kuw_arch_unknown_pc(struct kunwind_state *s, u64 pc)
  */
 static int kuw_regs_step(struct kunwind_state *s, u64 at)
 {
-	struct pt_regs regs;
+	struct pt_regs *regs = &s->work->arch.regs;	/* not the stack */
 
-	if (kuw_read_mem(s, at, &regs, sizeof(regs)))
+	if (kuw_read_mem(s, at, regs, sizeof(*regs)))
 		return -KUW_E_BADSTACK;
 #if KUW_A64_META_RECORDS
-	if (regs.stackframe.record.fp || regs.stackframe.record.lr ||
-	    regs.stackframe.type != (user_mode(&regs) ? FRAME_META_TYPE_FINAL :
-				     FRAME_META_TYPE_PT_REGS))
+	if (regs->stackframe.record.fp || regs->stackframe.record.lr ||
+	    regs->stackframe.type != (user_mode(regs) ? FRAME_META_TYPE_FINAL :
+				      FRAME_META_TYPE_PT_REGS))
 		return -KUW_E_NOINFO;
 #endif
-	if (user_mode(&regs))
+	if (user_mode(regs))
 		return at == (unsigned long)task_pt_regs(s->task) ?
 		       -KUW_E_END : -KUW_E_BADSP;
-	kuw_arch_regs_from_pt(&s->regs, &regs);
+	kuw_arch_regs_from_pt(&s->regs, regs);
 	s->signal = true;
 	s->how = KUNWIND_FRAME_PT_REGS;
 	/*
@@ -777,14 +777,14 @@ static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp, u64 fp,
 static int kuw_krp_step(struct kunwind_state *s, u64 fp)
 {
 	u64 at = fp - offsetof(struct pt_regs, regs[29]);
-	struct pt_regs regs;
+	struct pt_regs *regs = &s->work->arch.regs;	/* not the stack */
 
-	if ((fp & 7) || kuw_read_mem(s, at, &regs, sizeof(regs)) ||
-	    regs.sp != at + sizeof(regs) ||
-	    kuw_ptrauth_strip(regs.regs[30]) != kuw_a64_tramp[1])
+	if ((fp & 7) || kuw_read_mem(s, at, regs, sizeof(*regs)) ||
+	    regs->sp != at + sizeof(*regs) ||
+	    kuw_ptrauth_strip(regs->regs[30]) != kuw_a64_tramp[1])
 		return -KUW_E_NOINFO;
-	kuw_arch_regs_from_pt(&s->regs, &regs);
-	s->regs.r[KUW_REG_PC] = regs.regs[30];
+	kuw_arch_regs_from_pt(&s->regs, regs);
+	s->regs.r[KUW_REG_PC] = regs->regs[30];
 	s->signal = true;
 	s->how = KUNWIND_FRAME_PT_REGS;
 	s->reliable = false;
@@ -914,3 +914,14 @@ bool kuw_arch_perf_full_regs(const struct pt_regs *regs)
 	return kuw_arch_stack_of(current, r, &st, NULL) &&
 	       r + sizeof(*regs) <= st.end;
 }
+
+/* the walk's path: never kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_arch_stack_of);
+NOKPROBE_SYMBOL(kuw_arch_regs_from_pt);
+NOKPROBE_SYMBOL(kuw_arch_task_regs);
+NOKPROBE_SYMBOL(kuw_arch_at_end);
+NOKPROBE_SYMBOL(kuw_a64_ret_addr);
+NOKPROBE_SYMBOL(kuw_arch_unknown_pc);
+NOKPROBE_SYMBOL(kuw_arch_boundary_step);
+NOKPROBE_SYMBOL(kuw_arch_entry_pad_lookup);
+NOKPROBE_SYMBOL(kuw_arch_perf_full_regs);

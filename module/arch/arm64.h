@@ -122,4 +122,13 @@ static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc,
 	return likely(*pc != t0 && *pc != t1);
 }
 
+/*
+ * The boundary steps' memory (struct kuw_work, per CPU and context, not
+ * the stack: README, "Stack use"): the pt_regs of an exception entry or of
+ * the kretprobe trampoline.
+ */
+struct kuw_arch_work {
+	struct pt_regs regs;
+};
+
 #endif /* KUNWIND_ARCH_ARM64_H */

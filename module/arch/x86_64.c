@@ -44,6 +44,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/rethook.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
@@ -336,45 +337,47 @@ bool kuw_arch_in_module_area(unsigned long addr)
  * Step one frame with the kernel's ORC unwinder, from pc/sp/bp only.  The
  * start is a fake pt_regs; ORC looks its ip up as is, so a return address
  * is passed as pc - 1.  When ORC crosses into an exception frame, its
- * pt_regs give every register of the interrupted code.
+ * pt_regs give every register of the interrupted code.  ORC's state and
+ * both pt_regs are in the walk's memory (s->work), not on the stack.
  */
 static int kuw_orc_step(struct kunwind_state *s, u64 pc, u64 sp, u64 bp,
 			bool bp_ok, bool signal)
 {
-	struct unwind_state os;
-	struct pt_regs fake, full;
+	struct unwind_state *os = &s->work->arch.orc.os;
+	struct pt_regs *fake = &s->work->arch.orc.fake;
+	struct pt_regs *full = &s->work->arch.orc.full;
 	unsigned long ip;
 
-	memset(&fake, 0, sizeof(fake));
-	fake.ip = signal ? pc : pc - 1;
-	fake.sp = sp;
-	fake.bp = bp_ok ? bp : 0;
-	fake.cs = __KERNEL_CS;
-	fake.ss = __KERNEL_DS;
-	__unwind_start(&os, s->task, &fake, NULL);
-	if (unwind_done(&os))
-		return unwind_error(&os) ? -KUW_E_NOINFO : -KUW_E_END;
-	if (unwind_error(&os))
+	memset(fake, 0, sizeof(*fake));
+	fake->ip = signal ? pc : pc - 1;
+	fake->sp = sp;
+	fake->bp = bp_ok ? bp : 0;
+	fake->cs = __KERNEL_CS;
+	fake->ss = __KERNEL_DS;
+	__unwind_start(os, s->task, fake, NULL);
+	if (unwind_done(os))
+		return unwind_error(os) ? -KUW_E_NOINFO : -KUW_E_END;
+	if (unwind_error(os))
 		return -KUW_E_NOINFO;	/* ORC guessed: not better than us */
-	ip = unwind_get_return_address(&os);
+	ip = unwind_get_return_address(os);
 	if (!ip)
 		return -KUW_E_BADRA;
-	if (os.regs && os.full_regs &&
-	    !kuw_read_mem(s, (unsigned long)os.regs, &full, sizeof(full))) {
-		kuw_arch_regs_from_pt(&s->regs, &full);
+	if (os->regs && os->full_regs &&
+	    !kuw_read_mem(s, (unsigned long)os->regs, full, sizeof(*full))) {
+		kuw_arch_regs_from_pt(&s->regs, full);
 		s->how = KUNWIND_FRAME_PT_REGS;
 	} else {
 		s->regs.valid = 1ULL << KUW_REG_SP | 1ULL << KUW_REG_PC;
 		s->regs.lazy = 0;
-		if (os.bp) {
-			s->regs.r[KUW_REG_FP] = os.bp;
+		if (os->bp) {
+			s->regs.r[KUW_REG_FP] = os->bp;
 			s->regs.valid |= 1ULL << KUW_REG_FP;
 		}
-		s->how = os.regs ? KUNWIND_FRAME_PT_REGS : KUNWIND_FRAME_ORC;
+		s->how = os->regs ? KUNWIND_FRAME_PT_REGS : KUNWIND_FRAME_ORC;
 	}
 	s->regs.r[KUW_REG_PC] = ip;
-	s->regs.r[KUW_REG_SP] = os.sp;
-	s->signal = os.signal;
+	s->regs.r[KUW_REG_SP] = os->sp;
+	s->signal = os->signal;
 	s->reliable = false;	/* the kernel's step, not one of ours */
 	this_cpu_inc(kuw_counters.orc_frames);
 	return 0;
@@ -393,19 +396,19 @@ static int kuw_orc_step(struct kunwind_state *s, u64 pc, u64 sp, u64 bp,
  */
 static int kuw_entry_step(struct kunwind_state *s, u64 pc, u64 sp)
 {
-	struct pt_regs regs;
+	struct pt_regs *regs = &s->work->arch.regs;
 	u8 op;
 
 	if (copy_from_kernel_nofault(&op, (void *)(unsigned long)(pc - 5), 1) ||
 	    op != 0xe8)
 		return -KUW_E_NOINFO;
-	if (kuw_read_mem(s, sp, &regs, sizeof(regs)))
+	if (kuw_read_mem(s, sp, regs, sizeof(*regs)))
 		return -KUW_E_BADSTACK;
-	if (user_mode(&regs))
+	if (user_mode(regs))
 		return -KUW_E_END;	/* from user space: the end */
-	if (regs.cs != __KERNEL_CS)
+	if (regs->cs != __KERNEL_CS)
 		return -KUW_E_BADSP;
-	kuw_arch_regs_from_pt(&s->regs, &regs);
+	kuw_arch_regs_from_pt(&s->regs, regs);
 	s->signal = true;
 	s->how = KUNWIND_FRAME_PT_REGS;
 	/*
@@ -588,3 +591,16 @@ int kuw_arch_entry_pad_lookup(struct kunwind_state *s,
 #endif
 	return -KUW_E_NOINFO;
 }
+
+/* the walk's path: never kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_x86_ret_addr);
+NOKPROBE_SYMBOL(kuw_arch_stack_of);
+NOKPROBE_SYMBOL(kuw_arch_regs_from_pt);
+NOKPROBE_SYMBOL(kuw_arch_task_regs);
+NOKPROBE_SYMBOL(kuw_arch_at_end);
+NOKPROBE_SYMBOL(kuw_arch_unknown_pc);
+NOKPROBE_SYMBOL(kuw_arch_perf_full_regs);
+NOKPROBE_SYMBOL(kuw_orc_step);
+NOKPROBE_SYMBOL(kuw_arch_boundary_step);
+NOKPROBE_SYMBOL(kuw_arch_entry_pad_lookup);
+NOKPROBE_SYMBOL(kuw_in_entry);

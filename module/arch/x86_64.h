@@ -3,6 +3,8 @@
 #ifndef KUNWIND_ARCH_X86_64_H
 #define KUNWIND_ARCH_X86_64_H
 
+#include <asm/ptrace.h>
+#include <asm/unwind.h>
 #include "arch.h"
 
 #define KUW_ARCH_THIS	KUW_ARCH_X86_64
@@ -88,5 +90,21 @@ static __always_inline bool kuw_arch_plain_ret(u64 ra, u64 *pc,
 	*pc = ra;
 	return likely(*pc != t0 && *pc != t1);
 }
+
+/*
+ * The boundary steps' memory (struct kuw_work, per CPU and context, not
+ * the stack: README, "Stack use"): an entry frame's pt_regs, or the ORC
+ * step's state, the pt_regs it starts from and the one it crosses.
+ */
+struct kuw_arch_work {
+	union {
+		struct pt_regs regs;
+		struct {
+			struct unwind_state os;
+			struct pt_regs fake;
+			struct pt_regs full;
+		} orc;
+	};
+};
 
 #endif /* KUNWIND_ARCH_X86_64_H */

@@ -632,8 +632,33 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 		  u64 cfa, bool have_cfa, u64 initial, bool push_initial,
 		  void *mem_ctx, u64 *result)
 {
-	struct kuw_cur c = { .data = ops, .end = len };
 	u64 st[KUW_EXPR_STACK];
+
+	return kuw_dwop_eval_in(ops, len, regs, cfa, have_cfa, initial,
+				push_initial, mem_ctx, st, result);
+}
+
+/**
+ * kuw_dwop_eval_in() - kuw_dwop_eval() with the caller's stack
+ * @ops: the expression bytes
+ * @len: their number
+ * @regs: register values; only those whose bit is set in @regs->valid
+ * @cfa: value of DW_OP_call_frame_cfa
+ * @have_cfa: @cfa is known
+ * @initial: value pushed first when @push_initial
+ * @push_initial: push @initial before the first operation
+ * @mem_ctx: passed to kuw_read_mem() for every dereference
+ * @st: the DW_OP stack, KUW_EXPR_STACK entries (the kernel's walk keeps it
+ *	off the stack: README, "Stack use")
+ * @result: the top of the stack at the end
+ *
+ * Return: as kuw_dwop_eval().
+ */
+int kuw_dwop_eval_in(const u8 *ops, u32 len, const struct kuw_regs *regs,
+		     u64 cfa, bool have_cfa, u64 initial, bool push_initial,
+		     void *mem_ctx, u64 *st, u64 *result)
+{
+	struct kuw_cur c = { .data = ops, .end = len };
 	struct dwop_vm m = {
 		.c = &c, .st = st, .regs = regs, .cfa = cfa,
 		.have_cfa = have_cfa, .mem_ctx = mem_ctx,
@@ -676,3 +701,6 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 	*result = st[m.n - 1];
 	return 0;
 }
+
+kuw_nokprobe(kuw_dwop_eval_in);
+kuw_nokprobe(dwop_shape);

@@ -38,6 +38,8 @@ typedef long long s64;
 /* Cold paths out of line, hot helpers always inline (the kernel's macros). */
 #define kuw_noinline		__attribute__((__noinline__))
 #define kuw_always_inline	inline __attribute__((__always_inline__))
+/* the kernel keeps kprobes off the walk's functions; nothing to do here */
+#define kuw_nokprobe(fn)	extern int kuw_nokprobe_##fn
 
 /* Engine entry points are exported to other modules; nothing on the host. */
 #ifndef EXPORT_SYMBOL_GPL

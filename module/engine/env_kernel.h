@@ -11,9 +11,12 @@
 #include <linux/mm.h>
 #include <linux/printk.h>
 #include <linux/export.h>
+#include <linux/kprobes.h>
 
 #define kuw_noinline		noinline
 #define kuw_always_inline	__always_inline
+/* a function of the walk's path: never kprobed (README, "Stack use") */
+#define kuw_nokprobe(fn)	NOKPROBE_SYMBOL(fn)
 
 /* Load time only: process context, may sleep.  Zeroed. */
 static inline void *kuw_alloc(size_t size)

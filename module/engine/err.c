@@ -45,6 +45,7 @@ static const char *const kuw_err_names[KUW_E__COUNT] = {
 	[KUW_E_BUILDID] = "build id differs from the running object's",
 	[KUW_E_EXISTS] = "table already loaded",
 	[KUW_E_NOOWNER] = "no such object loaded",
+	[KUW_E_NESTED] = "nested walk refused",
 };
 
 const char *kuw_strerror(int err)

@@ -58,7 +58,7 @@ static void step_resolve_all(struct kuw_regs *regs, void *mem_ctx)
 /* An expression block in the section: ULEB128 length, then DW_OP bytes. */
 static int step_expr(const u8 *sec, u64 sec_size, s32 off,
 		     const struct kuw_regs *regs, u64 cfa, bool have_cfa,
-		     void *mem_ctx, u64 *out)
+		     void *mem_ctx, u64 *stack, u64 *out)
 {
 	struct kuw_cur c;
 	u64 len;
@@ -74,8 +74,8 @@ static int step_expr(const u8 *sec, u64 sec_size, s32 off,
 		return ret;
 	if (len > kuw_cur_left(&c))
 		return -KUW_E_TRUNC;
-	return kuw_dwop_eval(sec + c.pos, len, regs, cfa, have_cfa, cfa,
-			     have_cfa, mem_ctx, out);
+	return kuw_dwop_eval_in(sec + c.pos, len, regs, cfa, have_cfa, cfa,
+				have_cfa, mem_ctx, stack, out);
 }
 
 /*
@@ -145,7 +145,8 @@ static kuw_noinline int step_fast(const struct kuw_arch_info *ai, u8 arch,
 static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 			const u8 *sec, u64 sec_size,
 			const struct kuw_rule *rule,
-			struct kuw_regs *regs, void *mem_ctx);
+			struct kuw_regs *regs, void *mem_ctx,
+			struct kuw_step_work *w);
 
 /**
  * kuw_step() - compute the caller's registers from a frame's rule
@@ -167,15 +168,39 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 	     struct kuw_regs *regs, void *mem_ctx)
 {
+	struct kuw_step_work w;
+
+	return kuw_step_in(arch, sec, sec_size, rule, regs, mem_ctx, &w);
+}
+EXPORT_SYMBOL_GPL(kuw_step);
+
+/**
+ * kuw_step_in() - kuw_step() with the caller's work memory
+ * @arch: enum kuw_arch
+ * @sec: the table's source section (for expressions), may be NULL
+ * @sec_size: its size
+ * @rule: the rule in force at the frame's pc
+ * @regs: the frame's registers in, the caller's registers out
+ * @mem_ctx: passed to kuw_read_mem()
+ * @w: the new values of a generic step and the DW_OP stack: the kernel's
+ *     walk keeps them off the stack (README, "Stack use")
+ *
+ * Return: as kuw_step().
+ */
+int kuw_step_in(u8 arch, const u8 *sec, u64 sec_size,
+		const struct kuw_rule *rule, struct kuw_regs *regs,
+		void *mem_ctx, struct kuw_step_work *w)
+{
 	const struct kuw_arch_info *ai = kuw_arch(arch);
 	int ret;
 
 	ret = step_fast(ai, arch, rule, regs, mem_ctx);
 	if (ret <= 0)
 		return ret;
-	return step_generic(ai, arch, sec, sec_size, rule, regs, mem_ctx);
+	return step_generic(ai, arch, sec, sec_size, rule, regs, mem_ctx, w);
 }
-EXPORT_SYMBOL_GPL(kuw_step);
+
+kuw_nokprobe(kuw_step_in);
 
 /*
  * The CFA of @rule: a register plus an offset, the word stored there
@@ -183,14 +208,14 @@ EXPORT_SYMBOL_GPL(kuw_step);
  */
 static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,
 		    u64 sec_size, const struct kuw_rule *rule,
-		    struct kuw_regs *regs, void *mem_ctx, u64 *cfa)
+		    struct kuw_regs *regs, void *mem_ctx, u64 *stack, u64 *cfa)
 {
 	int ret;
 
 	if (rule->cfa_kind == KUW_CFA_EXPR) {
 		step_resolve_all(regs, mem_ctx);
 		return step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
-				 mem_ctx, cfa);
+				 mem_ctx, stack, cfa);
 	}
 	if (rule->cfa_kind > KUW_CFA__MAX || rule->cfa_reg >= ai->nregs)
 		return -KUW_E_BADREG;
@@ -221,7 +246,8 @@ static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
 					const u8 *sec, u64 sec_size,
 					const struct kuw_reg_rule *rr,
 					struct kuw_regs *regs, u64 cfa,
-					void *mem_ctx, u64 *v, u64 *lazy)
+					void *mem_ctx, u64 *stack, u64 *v,
+					u64 *lazy)
 {
 	u64 bit = 1ULL << rr->reg;
 	int ret;
@@ -260,7 +286,7 @@ static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
 	case KUW_R_VAL_EXPR:
 		step_resolve_all(regs, mem_ctx);
 		return step_expr(sec, sec_size, rr->off, regs, cfa, true,
-				 mem_ctx, v);
+				 mem_ctx, stack, v);
 	}
 	return -KUW_E_BADOP;
 }
@@ -298,16 +324,16 @@ static void step_commit(const struct kuw_arch_info *ai,
 }
 
 /*
- * Any rule.  Apart from kuw_step() so that its array of new values, which
- * CONFIG_INIT_STACK_ALL_ZERO clears where it is declared, is cleared on
- * this path only.
+ * Any rule.  The new values go to @w->val (not the stack: README, "Stack
+ * use"), written for each rule before they are read.
  */
 static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 			const u8 *sec, u64 sec_size,
 			const struct kuw_rule *rule,
-			struct kuw_regs *regs, void *mem_ctx)
+			struct kuw_regs *regs, void *mem_ctx,
+			struct kuw_step_work *w)
 {
-	u64 val[KUW_MAX_REGS], lazy = 0;
+	u64 *val = w->val, lazy = 0;
 	u64 cfa, ra = 0, v, bit;
 	bool have_ra = false, have_sp = false;
 	u32 i;
@@ -315,7 +341,7 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 
 	if (rule->nregs > KUW_MAX_REGS)
 		return -KUW_E_BADREG;
-	ret = step_cfa(ai, sec, sec_size, rule, regs, mem_ctx, &cfa);
+	ret = step_cfa(ai, sec, sec_size, rule, regs, mem_ctx, w->expr, &cfa);
 	if (ret)
 		return ret;
 	/* compute every new value (or slot) from the old registers first */
@@ -326,7 +352,7 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 			return -KUW_E_BADREG;
 		bit = 1ULL << rr->reg;
 		ret = step_value(ai, sec, sec_size, rr, regs, cfa, mem_ctx,
-				 &v, &lazy);
+				 w->expr, &v, &lazy);
 		if (ret == STEP_SAME)	/* as if it had no rule */
 			continue;
 		if (ret)
@@ -357,3 +383,9 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 	step_commit(ai, rule, val, lazy, cfa, ra, have_sp, regs);
 	return 0;
 }
+
+kuw_nokprobe(step_expr);
+kuw_nokprobe(step_fast);
+kuw_nokprobe(step_generic);
+kuw_nokprobe(kuw_regs_get);
+kuw_nokprobe(step_resolve_all);

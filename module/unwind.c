@@ -1207,7 +1207,7 @@ static noinline int kuw_skip(struct kunwind_state *s, bool self,
 /*
  * The start, inline in its two entry points (the current context is
  * captured in the entry point itself).  @lean: the skipped frames are
- * stepped keeping only KUW_LEAN_REGS, see kuw_start_lean().
+ * stepped keeping only KUW_LEAN_REGS, see kuw_walk_start().
  */
 static __always_inline void __kuw_start(struct kunwind_state *state,
 					struct task_struct *task,

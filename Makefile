@@ -181,7 +181,7 @@ lint:
 		KUW_ARCH=$(or $(ARCH),x86_64) scripts/lint.sh
 
 # kunwind's deepest stack path per consumer entry, from the build's call
-# graphs (KUW_STACK_MAX bytes at most, default 2304; README "Stack use")
+# graphs (KUW_STACK_MAX bytes at most, default 1024; README "Stack use")
 stack-usage:
 	@env -u ARCH -u MAKEFLAGS KUW_RELEASE=$(or $(RELEASE),6.1) \
 		KUW_ARCH=$(or $(ARCH),x86_64) scripts/stack-usage.sh

@@ -830,9 +830,11 @@ static void cs_reliable_optin(struct kunit *test)
 /*
  * ---- switch on and off while another thread saves traces ----
  *
- * Open (issue 20): on the 6.1 x86_64 fp test kernel this case hangs the
- * guest after a few switches: the storming thread stays at
- * stack_trace_save+0 (RCU stall reports every 63 s), not understood yet.
+ * Under QEMU 7.2's multi-threaded TCG this case can hang the guest: the
+ * storming thread spins at stack_trace_save+0, taking an int3 that memory
+ * no longer holds.  That is the emulator not keeping cross-modified code
+ * coherent, shown without kunwind by `make check-qemu-smc`; the switch
+ * guest runs on one TCG thread there (docs/testbed.md, "The switch guest").
  */
 
 struct cs_storm {

@@ -114,7 +114,7 @@ def main():
     print("calls: %d -> %d (%.1f s)" % (c0, c1, time.time() - t0))
     for c in cpus:
         print("cpu%d pcs: %s" % (c, ", ".join(
-            "%s x%d" % kv for kv in pcs[c].most_common(6))))
+            "%s x%d" % kv for kv in pcs[c].most_common())))
     # the caller runs on CPU 1; its page tables map the target
     mon.cmd("cpu %d" % (1 if 1 in cpus else cpus[0]))
     print("x %s: %s" % (tname, hexbytes(mon.cmd("x /5xb 0x%x" % taddr))))

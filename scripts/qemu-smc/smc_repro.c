@@ -54,7 +54,7 @@ static noinline void smc_repro_target(void)
 }
 
 static void notrace smc_repro_cb(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+				 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 }
 
@@ -158,6 +158,7 @@ static int __init smc_repro_init(void)
 		pr_info("smc_repro: ftrace_set_filter(%s): %d\n", func, err);
 		return err;
 	}
+	/* the real addresses: the host reads them through QEMU's monitor */
 	pr_info("smc_repro: target %s at %px, count at %px, %u toggles\n",
 		func, smc_target_addr(), &calls, toggles);
 
@@ -168,7 +169,7 @@ static int __init smc_repro_init(void)
 	get_task_struct(caller);
 	wake_up_process(caller);
 	while (!READ_ONCE(calls))
-		msleep(1);
+		usleep_range(1000, 2000);
 
 	toggler = kthread_create(smc_toggler, NULL, "smc_toggler");
 	if (IS_ERR(toggler)) {

@@ -20,7 +20,10 @@
 #  8. steps 3-6 again on the fp profile (frame-pointer unwinder, no ORC,
 #     function-graph tracer, kretprobes), after base, under check-matrix
 #     (its kernel build does not fit a cold make check's hour; KUNWIND_FP=1
-#     runs it in make check, KUNWIND_FP=0 skips it in the matrix)
+#     runs it in make check, KUNWIND_FP=0 skips it in the matrix); then
+#     the same on the debug profile (KASAN, KFENCE, lockdep, UBSAN; the
+#     stress of /dev/kunwind/ among its guest checks), also under
+#     check-matrix only (KUNWIND_DEBUG=1 adds it, KUNWIND_DEBUG=0 skips)
 #  9. make check-arm64 (scripts/check-arm64.sh): the aarch64 test kernel,
 #     kunwind.ko on it; KUNWIND_ARM64=0 skips it
 # 10. make check-stock RELEASE=<rel> ARCH=arm64: Debian's stock arm64 kernel
@@ -473,6 +476,15 @@ if [ "$KCONFIG" = base ]; then
 		stamp "fp profile: the same guest suites on a kernel without ORC (KUNWIND_FP=0 skips)"
 		subrun check-fp env KCONFIG=fp KUNWIND_HOST=0 KUNWIND_STOCK=0 \
 			KUNWIND_FP=0 "$0"
+	fi
+	# the debug profile: KASAN, KFENCE, lockdep, UBSAN, slub_debug under
+	# the same guest suites and the stress of /dev/kunwind/; release 6.1
+	# only, under check-matrix (its cold kernel does not fit make check's
+	# hour; KUNWIND_DEBUG=1 adds it, KUNWIND_DEBUG=0 leaves it out)
+	if [ "${KUNWIND_DEBUG:-${KUNWIND_MATRIX:-0}}" = 1 ] && [ "$KUW_RELEASE" = 6.1 ]; then
+		stamp "debug profile: the same guest suites and the stress under KASAN, KFENCE, lockdep, UBSAN (KUNWIND_DEBUG=0 skips)"
+		subrun check-debug env KCONFIG=debug KUNWIND_HOST=0 KUNWIND_STOCK=0 \
+			KUNWIND_FP=0 KUNWIND_DEBUG=0 "$0"
 	fi
 	# (arm64 and the stock arm64 kernel: cell 6.1/arm64, above)
 	# kunwind.ko against Debian's stock headers, every release and arch:

@@ -112,9 +112,11 @@ static __always_inline int kuw_step_row(struct kunwind_state *s,
 	int ret;
 
 	if (!(r->flags & KUW_RF_FAST) || t->arch != KUW_ARCH_THIS ||
-	    !(regs->valid & bit))
-		return kuw_step_in(t->arch, t->sec, t->sec_size, r, regs, s,
-				   &s->work->step);
+	    !(regs->valid & bit)) {
+		s->work->step.sec = t->sec;
+		s->work->step.sec_size = t->sec_size;
+		return kuw_step_in(t->arch, r, regs, s, &s->work->step);
+	}
 	if (regs->lazy & bit) {	/* kuw_regs_get() */
 		ret = kuw_read_word(s, regs->r[r->cfa_reg], &cfa);
 		if (ret)

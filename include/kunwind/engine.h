@@ -312,10 +312,49 @@ struct kuw_regs;
 int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 		  u64 cfa, bool have_cfa, u64 initial, bool push_initial,
 		  void *mem_ctx, u64 *result);
-/* The same with the caller's stack of KUW_EXPR_STACK entries, @st. */
-int kuw_dwop_eval_in(const u8 *ops, u32 len, const struct kuw_regs *regs,
-		     u64 cfa, bool have_cfa, u64 initial, bool push_initial,
-		     void *mem_ctx, u64 *st, u64 *result);
+/*
+ * A bounded byte cursor (module/engine/read.h): @data is the start of the
+ * section, @pos the offset of the next byte, @end one past the last offset
+ * this cursor may read (a record end, or the section size), @addr the
+ * run-time address of @data[0] (for pcrel).
+ */
+struct kuw_cur {
+	const u8 *data;
+	u64 pos;
+	u64 end;
+	u64 addr;
+};
+
+/* The operands of one DW_OP operation, as the evaluator decodes them. */
+struct kuw_dwop_args {
+	u32 size;	/* fixed-size operand: its bytes */
+	u32 to;		/* branch: the target */
+	u64 u;		/* fixed-size, ULEB128; branch: the raw s16 */
+	s64 sv;		/* SLEB128, bregx's offset */
+	u64 reg;	/* bregx's register */
+};
+
+/*
+ * What an evaluation reads besides the expression, and all of its memory
+ * (the cursor, an operation's operands, the stack), in one struct that
+ * kuw_dwop_eval_in() takes by pointer: the kernel's walk keeps it off the
+ * stack and passes no argument on the stack (README, "Stack use").  The
+ * caller sets @regs, @mem_ctx, @cfa and @have_cfa; the rest is the
+ * evaluator's.
+ */
+struct kuw_dwop_ctx {
+	const struct kuw_regs *regs;
+	void *mem_ctx;
+	u64 cfa;
+	bool have_cfa;
+	struct kuw_cur cur;
+	struct kuw_dwop_args a;
+	u64 st[KUW_EXPR_STACK];
+};
+
+/* kuw_dwop_eval() with the inputs and the stack in @x. */
+int kuw_dwop_eval_in(const u8 *ops, u32 len, u64 initial, bool push_initial,
+		     struct kuw_dwop_ctx *x, u64 *result);
 
 /* Structural check of an expression at load time (opcodes, branches). */
 int kuw_dwop_check(const u8 *ops, u32 len);
@@ -407,18 +446,21 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 	     struct kuw_regs *regs, void *mem_ctx);
 
 /*
- * A step's memory beyond the registers: the new values of a generic step
- * (any rule that is not "saved at CFA + N") and the DW_OP stack.
+ * A step's memory beyond the registers: the table's section (for
+ * expressions), the new values of a generic step (any rule that is not
+ * "saved at CFA + N") and the DW_OP evaluation's.
  * kuw_step() keeps it on its stack; kuw_step_in() takes the caller's (the
  * kernel's walk keeps one per CPU and context: README, "Stack use").
  */
 struct kuw_step_work {
 	u64 val[KUW_MAX_REGS];
-	u64 expr[KUW_EXPR_STACK];
+	struct kuw_dwop_ctx expr;
+	const u8 *sec;
+	u64 sec_size;
 };
 
-int kuw_step_in(u8 arch, const u8 *sec, u64 sec_size,
-		const struct kuw_rule *rule, struct kuw_regs *regs,
+/* kuw_step() with @w's memory and section (@w->sec, @w->sec_size). */
+int kuw_step_in(u8 arch, const struct kuw_rule *rule, struct kuw_regs *regs,
 		void *mem_ctx, struct kuw_step_work *w);
 
 /*

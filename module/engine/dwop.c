@@ -432,28 +432,19 @@ static int dwop_binary(u8 op, u64 b, u64 a, u64 *res)
 }
 
 /*
- * An evaluation: the cursor, the stack, what the operations read.  Only
- * pointers to the cursor and the stack, so that nothing here escapes and
- * the fields stay in registers.
+ * An evaluation: the cursor, the stack, what the operations read (@x).
+ * Only pointers to the cursor and the stack, so that nothing here escapes
+ * and the fields stay in registers.
  */
 struct dwop_vm {
 	struct kuw_cur *c;
 	u64 *st;			/* KUW_EXPR_STACK entries */
 	u32 n;				/* entries on the stack */
-	const struct kuw_regs *regs;
-	u64 cfa;
-	bool have_cfa;
-	void *mem_ctx;
+	const struct kuw_dwop_ctx *x;
 };
 
-/* The operands of one operation, decoded by dwop_operands(). */
-struct dwop_args {
-	u32 size;	/* DWOP_FIX: bytes */
-	u64 u;		/* DWOP_FIX, DWOP_ULEB; DWOP_BRANCH: the raw s16 */
-	s64 sv;		/* DWOP_SLEB, DWOP_ULEB_SLEB */
-	u64 reg;	/* DWOP_ULEB_SLEB */
-	u32 to;		/* DWOP_BRANCH: the target */
-};
+/* struct kuw_dwop_args (engine.h): the operands dwop_operands() decodes */
+#define dwop_args kuw_dwop_args
 
 /* Decode the operands of shape @arg at the cursor. */
 static kuw_always_inline int dwop_operands(struct kuw_cur *c,
@@ -485,7 +476,7 @@ static kuw_always_inline int dwop_operands(struct kuw_cur *c,
 static kuw_always_inline int dwop_breg(struct dwop_vm *m, u64 reg, s64 off)
 {
 	u64 v;
-	int err = dwop_reg(m->regs, reg, &v);
+	int err = dwop_reg(m->x->regs, reg, &v);
 
 	if (err)
 		return err;
@@ -493,18 +484,21 @@ static kuw_always_inline int dwop_breg(struct dwop_vm *m, u64 reg, s64 off)
 	return 0;
 }
 
-/* Replace the top by the @size (1 to 8) bytes at its address. */
+/*
+ * Replace the top by the @size (1 to 8) bytes at its address, read into
+ * the top's own entry (no buffer on the stack: README, "Stack use").
+ */
 static kuw_always_inline int dwop_deref(struct dwop_vm *m, u64 size)
 {
-	u8 buf[8];
+	u64 *top = &m->st[m->n - 1];
 	int err;
 
 	if (size < 1 || size > 8)
 		return -KUW_E_EXPR_OP;
-	err = kuw_read_mem(m->mem_ctx, m->st[m->n - 1], buf, (u32)size);
+	err = kuw_read_mem(m->x->mem_ctx, *top, top, (u32)size);
 	if (err)
 		return err < 0 ? err : -KUW_E_FAULT;
-	m->st[m->n - 1] = kuw_get_le(buf, (u32)size);
+	*top = kuw_get_le((const u8 *)top, (u32)size);
 	return 0;
 }
 
@@ -532,9 +526,9 @@ static kuw_always_inline int dwop_push(struct dwop_vm *m, u8 op,
 	case KUW_DW_OP_bregx:
 		return dwop_breg(m, a->reg, a->sv);
 	case KUW_DW_OP_call_frame_cfa:
-		if (!m->have_cfa)
+		if (!m->x->have_cfa)
 			return -KUW_E_EXPR_OP;
-		st[m->n++] = m->cfa;
+		st[m->n++] = m->x->cfa;
 		return 0;
 	case KUW_DW_OP_dup:
 		st[m->n] = st[m->n - 1];
@@ -632,38 +626,35 @@ int kuw_dwop_eval(const u8 *ops, u32 len, const struct kuw_regs *regs,
 		  u64 cfa, bool have_cfa, u64 initial, bool push_initial,
 		  void *mem_ctx, u64 *result)
 {
-	u64 st[KUW_EXPR_STACK];
+	struct kuw_dwop_ctx x = {
+		.regs = regs, .mem_ctx = mem_ctx, .cfa = cfa,
+		.have_cfa = have_cfa,
+	};
 
-	return kuw_dwop_eval_in(ops, len, regs, cfa, have_cfa, initial,
-				push_initial, mem_ctx, st, result);
+	return kuw_dwop_eval_in(ops, len, initial, push_initial, &x, result);
 }
 
 /**
- * kuw_dwop_eval_in() - kuw_dwop_eval() with the caller's stack
+ * kuw_dwop_eval_in() - kuw_dwop_eval() with its inputs and stack in one struct
  * @ops: the expression bytes
  * @len: their number
- * @regs: register values; only those whose bit is set in @regs->valid
- * @cfa: value of DW_OP_call_frame_cfa
- * @have_cfa: @cfa is known
  * @initial: value pushed first when @push_initial
  * @push_initial: push @initial before the first operation
- * @mem_ctx: passed to kuw_read_mem() for every dereference
- * @st: the DW_OP stack, KUW_EXPR_STACK entries (the kernel's walk keeps it
- *	off the stack: README, "Stack use")
+ * @x: the register values (only those whose bit is set in ->regs->valid),
+ *     the value of DW_OP_call_frame_cfa if ->have_cfa, ->mem_ctx for
+ *     kuw_read_mem(), and the DW_OP stack (the kernel's walk keeps it all
+ *     off the stack: README, "Stack use")
  * @result: the top of the stack at the end
  *
  * Return: as kuw_dwop_eval().
  */
-int kuw_dwop_eval_in(const u8 *ops, u32 len, const struct kuw_regs *regs,
-		     u64 cfa, bool have_cfa, u64 initial, bool push_initial,
-		     void *mem_ctx, u64 *st, u64 *result)
+int kuw_dwop_eval_in(const u8 *ops, u32 len, u64 initial, bool push_initial,
+		     struct kuw_dwop_ctx *x, u64 *result)
 {
-	struct kuw_cur c = { .data = ops, .end = len };
-	struct dwop_vm m = {
-		.c = &c, .st = st, .regs = regs, .cfa = cfa,
-		.have_cfa = have_cfa, .mem_ctx = mem_ctx,
-	};
-	struct dwop_args a = { 0 };
+	struct kuw_cur *c = &x->cur;
+	struct dwop_args *a = &x->a;
+	u64 *st = x->st;
+	struct dwop_vm m = { .c = c, .st = st, .x = x };
 	u32 budget = KUW_EXPR_BUDGET;
 	enum dwop_arg arg;
 	int err;
@@ -671,27 +662,32 @@ int kuw_dwop_eval_in(const u8 *ops, u32 len, const struct kuw_regs *regs,
 
 	if (!result || (!ops && len))
 		return -KUW_E_INVAL;
+	c->data = ops;
+	c->pos = 0;
+	c->end = len;
+	c->addr = 0;
+	memset(a, 0, sizeof(*a));
 	if (push_initial)
 		st[m.n++] = initial;
-	while (c.pos < c.end) {
+	while (c->pos < c->end) {
 		if (!budget--)
 			return -KUW_E_EXPR_BUDGET;
-		op = c.data[c.pos++];
+		op = c->data[c->pos++];
 		/* Decode the operand first: every path below is bounded. */
-		err = dwop_shape(op, &arg, &a.size);
+		err = dwop_shape(op, &arg, &a->size);
 		if (!err)
-			err = dwop_operands(&c, arg, &a);
+			err = dwop_operands(c, arg, a);
 		if (err)
 			return err;
 		/* Stack effect checked once, so the operations cannot fault. */
-		if (m.n < dwop_need(op, a.u))
+		if (m.n < dwop_need(op, a->u))
 			return -KUW_E_EXPR_STACK;
 		if (dwop_pushes(op)) {
 			if (m.n >= KUW_EXPR_STACK)
 				return -KUW_E_EXPR_STACK;
-			err = dwop_push(&m, op, &a);
+			err = dwop_push(&m, op, a);
 		} else {
-			err = dwop_other(&m, op, &a);
+			err = dwop_other(&m, op, a);
 		}
 		if (err)
 			return err;

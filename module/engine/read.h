@@ -10,17 +10,7 @@
 
 #include "engine.h"
 
-/*
- * @data is the start of the section, @pos the offset of the next byte,
- * @end one past the last offset this cursor may read (a record end, or the
- * section size), @addr the run-time address of @data[0] (for pcrel).
- */
-struct kuw_cur {
-	const u8 *data;
-	u64 pos;
-	u64 end;
-	u64 addr;
-};
+/* struct kuw_cur: engine.h (a DW_OP evaluation's memory holds one) */
 
 /* Longest LEB128 accepted: 10 bytes hold 64 bits (overlong padding up to it). */
 #define KUW_LEB_MAX	10

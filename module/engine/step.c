@@ -55,27 +55,29 @@ static void step_resolve_all(struct kuw_regs *regs, void *mem_ctx)
 	}
 }
 
-/* An expression block in the section: ULEB128 length, then DW_OP bytes. */
-static int step_expr(const u8 *sec, u64 sec_size, s32 off,
-		     const struct kuw_regs *regs, u64 cfa, bool have_cfa,
-		     void *mem_ctx, u64 *stack, u64 *out)
+/*
+ * An expression block in the step's section (@w->sec): ULEB128 length,
+ * then DW_OP bytes.  The CFA, when known (@w->expr.have_cfa), is pushed
+ * first and is DW_OP_call_frame_cfa's value.
+ */
+static int step_expr(struct kuw_step_work *w, s32 off, u64 *out)
 {
-	struct kuw_cur c;
+	struct kuw_cur *c = &w->expr.cur;	/* the evaluation's, unused yet */
 	u64 len;
 	int ret;
 
-	if (!sec || off < 0 || (u64)off >= sec_size)
+	if (!w->sec || off < 0 || (u64)off >= w->sec_size)
 		return -KUW_E_INVAL;
 	/* checked at load; decoded again with the same bounds */
-	kuw_cur_init(&c, sec, sec_size, 0);
-	c.pos = off;
-	ret = kuw_rd_uleb(&c, &len);
+	kuw_cur_init(c, w->sec, w->sec_size, 0);
+	c->pos = off;
+	ret = kuw_rd_uleb(c, &len);
 	if (ret)
 		return ret;
-	if (len > kuw_cur_left(&c))
+	if (len > kuw_cur_left(c))
 		return -KUW_E_TRUNC;
-	return kuw_dwop_eval_in(sec + c.pos, len, regs, cfa, have_cfa, cfa,
-				have_cfa, mem_ctx, stack, out);
+	return kuw_dwop_eval_in(w->sec + c->pos, len, w->expr.cfa,
+				w->expr.have_cfa, &w->expr, out);
 }
 
 /*
@@ -143,9 +145,7 @@ static kuw_noinline int step_fast(const struct kuw_arch_info *ai, u8 arch,
 }
 
 static int step_generic(const struct kuw_arch_info *ai, u8 arch,
-			const u8 *sec, u64 sec_size,
-			const struct kuw_rule *rule,
-			struct kuw_regs *regs, void *mem_ctx,
+			const struct kuw_rule *rule, struct kuw_regs *regs,
 			struct kuw_step_work *w);
 
 /**
@@ -170,25 +170,27 @@ int kuw_step(u8 arch, const u8 *sec, u64 sec_size, const struct kuw_rule *rule,
 {
 	struct kuw_step_work w;
 
-	return kuw_step_in(arch, sec, sec_size, rule, regs, mem_ctx, &w);
+	w.sec = sec;
+	w.sec_size = sec_size;
+	return kuw_step_in(arch, rule, regs, mem_ctx, &w);
 }
 EXPORT_SYMBOL_GPL(kuw_step);
 
 /**
  * kuw_step_in() - kuw_step() with the caller's work memory
  * @arch: enum kuw_arch
- * @sec: the table's source section (for expressions), may be NULL
- * @sec_size: its size
  * @rule: the rule in force at the frame's pc
  * @regs: the frame's registers in, the caller's registers out
  * @mem_ctx: passed to kuw_read_mem()
- * @w: the new values of a generic step and the DW_OP stack: the kernel's
- *     walk keeps them off the stack (README, "Stack use")
+ * @w: the table's source section (for expressions, may be NULL) and its
+ *     size, set by the caller in @w->sec and @w->sec_size; the rest is the
+ *     step's: a generic step's new values, the DW_OP evaluation's inputs
+ *     and memory.  The kernel's walk keeps it off the stack and passes
+ *     no argument on the stack (README, "Stack use").
  *
  * Return: as kuw_step().
  */
-int kuw_step_in(u8 arch, const u8 *sec, u64 sec_size,
-		const struct kuw_rule *rule, struct kuw_regs *regs,
+int kuw_step_in(u8 arch, const struct kuw_rule *rule, struct kuw_regs *regs,
 		void *mem_ctx, struct kuw_step_work *w)
 {
 	const struct kuw_arch_info *ai = kuw_arch(arch);
@@ -197,7 +199,9 @@ int kuw_step_in(u8 arch, const u8 *sec, u64 sec_size,
 	ret = step_fast(ai, arch, rule, regs, mem_ctx);
 	if (ret <= 0)
 		return ret;
-	return step_generic(ai, arch, sec, sec_size, rule, regs, mem_ctx, w);
+	w->expr.regs = regs;
+	w->expr.mem_ctx = mem_ctx;
+	return step_generic(ai, arch, rule, regs, w);
 }
 
 kuw_nokprobe(kuw_step_in);
@@ -206,16 +210,18 @@ kuw_nokprobe(kuw_step_in);
  * The CFA of @rule: a register plus an offset, the word stored there
  * (SFrame v3 flexible FDEs), or an expression.
  */
-static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,
-		    u64 sec_size, const struct kuw_rule *rule,
-		    struct kuw_regs *regs, void *mem_ctx, u64 *stack, u64 *cfa)
+static int step_cfa(const struct kuw_arch_info *ai,
+		    const struct kuw_rule *rule, struct kuw_regs *regs,
+		    struct kuw_step_work *w, u64 *cfa)
 {
+	void *mem_ctx = w->expr.mem_ctx;
 	int ret;
 
 	if (rule->cfa_kind == KUW_CFA_EXPR) {
 		step_resolve_all(regs, mem_ctx);
-		return step_expr(sec, sec_size, rule->cfa_off, regs, 0, false,
-				 mem_ctx, stack, cfa);
+		w->expr.cfa = 0;
+		w->expr.have_cfa = false;
+		return step_expr(w, rule->cfa_off, cfa);
 	}
 	if (rule->cfa_kind > KUW_CFA__MAX || rule->cfa_reg >= ai->nregs)
 		return -KUW_E_BADREG;
@@ -243,12 +249,12 @@ static int step_cfa(const struct kuw_arch_info *ai, const u8 *sec,
  * STEP_SAME for a same_value entry.
  */
 static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
-					const u8 *sec, u64 sec_size,
 					const struct kuw_reg_rule *rr,
 					struct kuw_regs *regs, u64 cfa,
-					void *mem_ctx, u64 *stack, u64 *v,
+					struct kuw_step_work *w, u64 *v,
 					u64 *lazy)
 {
+	void *mem_ctx = w->expr.mem_ctx;
 	u64 bit = 1ULL << rr->reg;
 	int ret;
 
@@ -285,8 +291,9 @@ static kuw_always_inline int step_value(const struct kuw_arch_info *ai,
 		fallthrough;
 	case KUW_R_VAL_EXPR:
 		step_resolve_all(regs, mem_ctx);
-		return step_expr(sec, sec_size, rr->off, regs, cfa, true,
-				 mem_ctx, stack, v);
+		w->expr.cfa = cfa;
+		w->expr.have_cfa = true;
+		return step_expr(w, rr->off, v);
 	}
 	return -KUW_E_BADOP;
 }
@@ -328,11 +335,10 @@ static void step_commit(const struct kuw_arch_info *ai,
  * use"), written for each rule before they are read.
  */
 static int step_generic(const struct kuw_arch_info *ai, u8 arch,
-			const u8 *sec, u64 sec_size,
-			const struct kuw_rule *rule,
-			struct kuw_regs *regs, void *mem_ctx,
+			const struct kuw_rule *rule, struct kuw_regs *regs,
 			struct kuw_step_work *w)
 {
+	void *mem_ctx = w->expr.mem_ctx;
 	u64 *val = w->val, lazy = 0;
 	u64 cfa, ra = 0, v, bit;
 	bool have_ra = false, have_sp = false;
@@ -341,7 +347,7 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 
 	if (rule->nregs > KUW_MAX_REGS)
 		return -KUW_E_BADREG;
-	ret = step_cfa(ai, sec, sec_size, rule, regs, mem_ctx, w->expr, &cfa);
+	ret = step_cfa(ai, rule, regs, w, &cfa);
 	if (ret)
 		return ret;
 	/* compute every new value (or slot) from the old registers first */
@@ -351,8 +357,7 @@ static int step_generic(const struct kuw_arch_info *ai, u8 arch,
 		if (rr->reg >= ai->nregs)
 			return -KUW_E_BADREG;
 		bit = 1ULL << rr->reg;
-		ret = step_value(ai, sec, sec_size, rr, regs, cfa, mem_ctx,
-				 w->expr, &v, &lazy);
+		ret = step_value(ai, rr, regs, cfa, w, &v, &lazy);
 		if (ret == STEP_SAME)	/* as if it had no rule */
 			continue;
 		if (ret)

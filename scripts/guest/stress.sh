@@ -17,8 +17,11 @@
 #                            nesting storm: the function tracer's
 #                            func_stack_trace on functions kunwind walks
 #                            through and a kprobe with a stacktrace
-#                            trigger in kunwind's own walk, while perf
-#                            samples with callchains
+#                            trigger on the backtrace node's write,
+#                            while perf samples with callchains; the
+#                            walk's own functions must refuse both (they
+#                            are built without the ftrace entry and are
+#                            NOKPROBE_SYMBOL())
 # Then every slab cache with debugging on is validated (slub_debug: echo 1
 # >/sys/kernel/slab/*/validate) and the kernel log since the start must
 # hold no report (oops, WARNING, BUG, KASAN, KFENCE, UBSAN, lockdep, SLUB).
@@ -83,10 +86,28 @@ nest_on() {
 	echo 512 >$TR/buffer_size_kb
 	echo >$TR/trace
 	: >$TR/set_ftrace_filter
+	# kunwind's walk is neither traced nor kprobed: its functions must
+	# refuse the function tracer's filter and a kprobe event
+	nwalk=0 nref=0
+	for f in kunwind_next_frame kunwind_start; do
+		if [ -f $TR/set_ftrace_filter ]; then
+			nwalk=$((nwalk + 1))
+			echo "$f" >>$TR/set_ftrace_filter 2>/dev/null ||
+				nref=$((nref + 1))
+		fi
+		if [ -f $TR/kprobe_events ]; then
+			nwalk=$((nwalk + 1))
+			if echo "p:kuwstress/walk $f" >>$TR/kprobe_events 2>/dev/null; then
+				echo '-:kuwstress/walk' >>$TR/kprobe_events
+			else
+				nref=$((nref + 1))
+			fi
+		fi
+	done
+	: >$TR/set_ftrace_filter 2>/dev/null
 	nf=0
-	# kunwind's walk (the module's functions) and what it walks through
-	for f in kunwind_next_frame kunwind_next_frames __kunwind_start \
-		 kunwind_start kuw_bt_write vfs_read vfs_write; do
+	# what kunwind walks through, and the backtrace node's write
+	for f in kuw_bt_write vfs_read vfs_write; do
 		echo "$f" >>$TR/set_ftrace_filter 2>/dev/null && nf=$((nf + 1))
 	done
 	if grep -qw function $TR/available_tracers 2>/dev/null && [ "$nf" -gt 0 ] &&
@@ -97,10 +118,10 @@ nest_on() {
 		nest="no function tracer"
 	fi
 	if [ -f $TR/kprobe_events ] &&
-	   echo 'p:kuwstress/next kunwind_next_frame' >>$TR/kprobe_events &&
+	   echo 'p:kuwstress/next kuw_bt_write' >>$TR/kprobe_events &&
 	   echo stacktrace >$TR/events/kuwstress/next/trigger &&
 	   echo 1 >$TR/events/kuwstress/next/enable; then
-		nest="$nest; kprobe kunwind_next_frame with a stacktrace trigger"
+		nest="$nest; kprobe kuw_bt_write with a stacktrace trigger"
 	else
 		nest="$nest; no kprobe event"
 	fi
@@ -157,16 +178,17 @@ if [ "$role" = switch ]; then
 	nest_off
 	case $nest in
 	"no tracefs"*|"no function tracer; no kprobe event")
-		skip "nesting storm: stack traces taken inside kunwind's walks" "$nest" ;;
+		skip "nesting storm: stack traces taken by the tracer and a kprobe under the load" "$nest" ;;
 	*)
-		if [ "${nstack:-0}" -gt 0 ]; then
-			ok "nesting storm: $nstack stack traces taken by the tracer while kunwind walked"
+		diag "kunwind's walk functions: $nref of $nwalk tracer filters and kprobe events refused"
+		if [ "${nstack:-0}" -gt 0 ] && [ "$nref" = "$nwalk" ]; then
+			ok "nesting storm: $nstack stack traces taken by the tracer and a kprobe under the load; kunwind's walk refused both ($nref of $nwalk)"
 		else
-			notok "nesting storm: stack traces taken by the tracer while kunwind walked (none)"
+			notok "nesting storm: stack traces taken by the tracer and a kprobe under the load ($nstack); kunwind's walk refused both ($nref of $nwalk)"
 		fi ;;
 	esac
 else
-	skip "nesting storm: stack traces taken inside kunwind's walks" "the switch guest's (it patches kernel text)"
+	skip "nesting storm: stack traces taken by the tracer and a kprobe under the load" "the switch guest's (it patches kernel text)"
 fi
 
 # --- every slab validated ----------------------------------------------------

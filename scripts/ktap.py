@@ -34,9 +34,10 @@ failed, 1 otherwise.
 
 --diag NAME prints only the diagnostic lines of the guest results named
 NAME or "NAME ..." (make demo shows its sections with it).
---allow-oops: an oops is expected (make demo); "BUG:" and "Oops:" lines
-(arm64: "Unable to handle kernel ...", "Internal error: ...") do not fail
-the run.
+--allow-oops: an oops is expected (make demo); "BUG:", "Oops:" and
+"general protection fault" (KASAN's NULL dereference) lines (arm64:
+"Unable to handle kernel ...", "Internal error: ...") do not fail the
+run.
 
 scripts/oops_traces.py reads serial logs with kernel_messages() below.
 """
@@ -90,7 +91,10 @@ PROBLEMS = [
     r'^kunwind: .* disagree\b',
 ]
 PROBLEM = re.compile('|'.join('(?:%s)' % p for p in PROBLEMS))
-OOPS = re.compile(r'^(?:BUG: |Oops: |Unable to handle kernel |Internal error: )')
+# (KASAN's inline checks turn a NULL write into a general protection fault
+# on the shadow address: the debug profile's form of the same oops)
+OOPS = re.compile(r'^(?:BUG: |Oops: |general protection fault|'
+                  r'Unable to handle kernel |Internal error: )')
 
 
 def indent(s):

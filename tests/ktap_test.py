@@ -182,6 +182,14 @@ def ktap_allow_oops():
     expect(rc, out, '5 passed, 0 failed, 2 skipped', 0)
     rc, out = run(log + kern('WARNING: at x'), '--allow-oops')
     assert rc == 1
+    # KASAN's form of a NULL write (the debug profile)
+    log = SUITE + GUEST + kern('general protection fault, probably for '
+                               'non-canonical address 0xdffffc0000000000: '
+                               '0000 [#1] PREEMPT SMP KASAN')
+    rc, _ = run(log)
+    assert rc == 1
+    rc, out = run(log, '--allow-oops')
+    expect(rc, out, '5 passed, 0 failed, 2 skipped', 0)
     # arm64's oops
     log = SUITE + GUEST + kern('Unable to handle kernel NULL pointer '
                                'dereference at virtual address '

@@ -127,11 +127,14 @@ int kuw_ksyms_init(void)
  *
  * Return: true for kernel text; false when unknown.
  */
-bool kuw_kernel_text(unsigned long addr)
+notrace bool kuw_kernel_text(unsigned long addr)
 {
 	return KUW_FN(__kernel_text_address) &&
 	       kuw_call(__kernel_text_address, addr);
 }
+
+/* on the walk's path: neither traced nor kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_kernel_text);
 
 /**
  * kuw_put_task_stack() - put_task_stack(), not exported to modules
@@ -140,11 +143,13 @@ bool kuw_kernel_text(unsigned long addr)
  * Without it (kallsyms does not know it) the reference is leaked: the
  * stack stays allocated, which is safe.
  */
-void kuw_put_task_stack(struct task_struct *task)
+notrace void kuw_put_task_stack(struct task_struct *task)
 {
 	if (KUW_FN(put_task_stack))
 		kuw_call(put_task_stack, task);
 }
+
+NOKPROBE_SYMBOL(kuw_put_task_stack);
 
 /**
  * kuw_fn_extent() - the function (kallsyms symbol) that holds an address

@@ -39,6 +39,23 @@
 #error "kunwind: no module/arch/ file for this architecture"
 #endif
 
+/*
+ * A consumer's answer being made (serve.c): kernel/stacktrace.c's cookie,
+ * which the kernel's walk fills too when kunwind's stops early.
+ */
+struct kuw_cookie {
+	unsigned long *store;
+	unsigned int size;
+	unsigned int skip;
+	unsigned int len;
+	bool nosched;
+	u8 self;		/* kernel's walk from here: see kuw_sink_kernel() */
+	bool joined;		/* splice: the kernel's walk reached @join */
+	unsigned long join;	/* splice: kunwind's last entry */
+	unsigned int nth;	/* splice: @join's entries still to pass */
+	unsigned int kskip;	/* splice: @skip of the kernel's walk */
+};
+
 /**
  * struct kuw_work - what a walk needs beyond its state
  * @step: the engine's: a generic step's new values, the DW_OP stack
@@ -46,6 +63,8 @@
  * @arch: the arch's boundary steps'
  * @prev: kuw_step_frame_any()'s stack before a step that moved to another
  * @sink: a consumer's batch of pcs (serve.c)
+ * @cookie: a consumer's answer (serve.c), held with the slot until it is
+ *	    made, the kernel's fallback walk included
  *
  * One per CPU and context (unwind.c), never on the stack: kunwind walks
  * in perf's NMI and on exception stacks (README, "Stack use").
@@ -56,6 +75,7 @@ struct kuw_work {
 	struct kuw_arch_work arch;
 	struct kunwind_stack prev;
 	unsigned long sink[8];
+	struct kuw_cookie cookie;
 };
 
 int kuw_arch_init(void);

@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) "kunwind: " fmt
 
+#include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -100,10 +101,13 @@ int kuw_registry_lookup(u64 pc, u8 src, const struct kuw_entry **entry,
  *
  * Return: true when some entry covers @pc.
  */
-bool kuw_registry_text(u64 pc)
+notrace bool kuw_registry_text(u64 pc)
 {
 	return kuw_registry_find(pc, NULL);
 }
+
+/* on the walk's path: neither traced nor kprobed (README, "Stack use") */
+NOKPROBE_SYMBOL(kuw_registry_text);
 
 /*
  * Bumped (before the grace period) whenever an entry is unlinked, so that

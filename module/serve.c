@@ -123,19 +123,10 @@ static bool kuw_in_sched(unsigned long pc)
 	       (pc >= kuw_sched_text[0] && pc < kuw_sched_text[1]);
 }
 
-/* kernel/stacktrace.c's cookie, and its consume functions */
-struct kuw_cookie {
-	unsigned long *store;
-	unsigned int size;
-	unsigned int skip;
-	unsigned int len;
-	bool nosched;
-	u8 self;		/* kernel's walk from here: see kuw_sink_kernel() */
-	bool joined;		/* splice: the kernel's walk reached @join */
-	unsigned long join;	/* splice: kunwind's last entry */
-	unsigned int nth;	/* splice: @join's entries still to pass */
-	unsigned int kskip;	/* splice: @skip of the kernel's walk */
-};
+/*
+ * kernel/stacktrace.c's cookie (struct kuw_cookie, kuw_arch.h: in the
+ * walk's slot), and its consume functions
+ */
 
 static bool kuw_sink_put(struct kuw_cookie *k, unsigned long pc)
 {
@@ -285,6 +276,27 @@ static void kuw_sink_fallback(struct kuw_cookie *k, unsigned int skip,
 	kuw_call(arch_stack_walk, kuw_sink_kernel, k, task, regs);
 }
 
+/*
+ * A consumer's walk refused (a walk of the same context holds this CPU's
+ * slot: README, "Stack use"): the kernel's trace, counted as a fallback.
+ * Out of line, with its cookie on its own stack: not on the walk's path.
+ */
+static noinline unsigned int kuw_save_refused(int c, struct task_struct *task,
+					      struct pt_regs *regs,
+					      unsigned long *store,
+					      unsigned int size,
+					      unsigned int skipnr)
+{
+	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr,
+				.nosched = c == KUW_CONS_SAVE_TSK };
+
+	if (!regs || (kuw_sink_put(&k, instruction_pointer(regs)) &&
+		      !user_mode(regs)))
+		kuw_sink_fallback(&k, skipnr, task, regs);
+	kuw_serve_count(c, false);
+	return k.len;
+}
+
 /**
  * kuw_stack_trace_save() - stack_trace_save() by kunwind
  * @store: where to store the return addresses
@@ -297,20 +309,26 @@ static noinline unsigned int kuw_stack_trace_save(unsigned long *store,
 						  unsigned int size,
 						  unsigned int skipnr)
 {
-	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
 	struct kunwind_state *st = kuw_walk_get(false);
-	bool ok = false;
+	struct kuw_cookie *k;
+	unsigned int len;
+	bool ok;
 
-	if (st) {
-		/* the first frame outside kunwind is the caller's */
-		kuw_walk_start(st, current, NULL, true);
-		ok = kuw_sink_walk(st, &k);
-		kuw_walk_put(st);
-	}
+	if (!st)
+		return kuw_save_refused(KUW_CONS_SAVE, current, NULL, store,
+					size, skipnr);
+	k = &st->work->cookie;
+	*k = (struct kuw_cookie){ .store = store, .size = size,
+				  .skip = skipnr };
+	/* the first frame outside kunwind is the caller's */
+	kuw_walk_start(st, current, NULL, true);
+	ok = kuw_sink_walk(st, k);
 	if (!ok)
-		kuw_sink_fallback(&k, skipnr, current, NULL);
+		kuw_sink_fallback(k, skipnr, current, NULL);
+	len = k->len;
+	kuw_walk_put(st);
 	kuw_serve_count(KUW_CONS_SAVE, ok);
-	return k.len;
+	return len;
 }
 
 /**
@@ -329,24 +347,32 @@ static noinline unsigned int kuw_stack_trace_save_tsk(struct task_struct *tsk,
 						      unsigned int size,
 						      unsigned int skipnr)
 {
-	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr,
-			      .nosched = true };
 	struct kunwind_state *st;
-	bool ok = false;
+	struct kuw_cookie *k;
+	unsigned int len;
+	bool ok;
 
 	if (!try_get_task_stack(tsk))
 		return 0;
 	st = kuw_walk_get(false);
-	if (st) {
-		kuw_walk_start(st, tsk, NULL, true);
-		ok = kuw_sink_walk(st, &k);
-		kuw_walk_put(st);
+	if (!st) {
+		len = kuw_save_refused(KUW_CONS_SAVE_TSK, tsk, NULL, store,
+				       size, skipnr);
+		kuw_put_task_stack(tsk);
+		return len;
 	}
+	k = &st->work->cookie;
+	*k = (struct kuw_cookie){ .store = store, .size = size,
+				  .skip = skipnr, .nosched = true };
+	kuw_walk_start(st, tsk, NULL, true);
+	ok = kuw_sink_walk(st, k);
 	if (!ok)
-		kuw_sink_fallback(&k, skipnr, tsk, NULL);
+		kuw_sink_fallback(k, skipnr, tsk, NULL);
+	len = k->len;
+	kuw_walk_put(st);
 	kuw_put_task_stack(tsk);
 	kuw_serve_count(KUW_CONS_SAVE_TSK, ok);
-	return k.len;
+	return len;
 }
 
 /**
@@ -363,32 +389,55 @@ static noinline unsigned int kuw_stack_trace_save_regs(struct pt_regs *regs,
 						       unsigned int size,
 						       unsigned int skipnr)
 {
-	struct kuw_cookie k = { .store = store, .size = size, .skip = skipnr };
-	struct kunwind_state *st;
+	struct kunwind_state *st = kuw_walk_get(false);
+	struct kuw_cookie *k;
+	unsigned int len;
 	bool ok = true;
 
+	if (!st)
+		return kuw_save_refused(KUW_CONS_SAVE_REGS, current, regs, store,
+					size, skipnr);
+	k = &st->work->cookie;
+	*k = (struct kuw_cookie){ .store = store, .size = size,
+				  .skip = skipnr };
 	/* the regs' pc, then their caller on: the kernel's order */
-	if (kuw_sink_put(&k, instruction_pointer(regs)) && !user_mode(regs)) {
-		ok = false;
-		st = kuw_walk_get(false);
-		if (st) {
-			kuw_walk_start(st, current, regs, false);
-			if (!kunwind_done(st))
-				kunwind_next_frame(st);
-			if (kunwind_done(st))
-				ok = kunwind_stop_reason(st) == -KUW_E_END;
-			else
-				ok = kuw_sink_walk(st, &k);
-			kuw_walk_put(st);
-		}
+	if (kuw_sink_put(k, instruction_pointer(regs)) && !user_mode(regs)) {
+		kuw_walk_start(st, current, regs, false);
+		if (!kunwind_done(st))
+			kunwind_next_frame(st);
+		if (kunwind_done(st))
+			ok = kunwind_stop_reason(st) == -KUW_E_END;
+		else
+			ok = kuw_sink_walk(st, k);
 		if (!ok)
-			kuw_sink_fallback(&k, skipnr, current, regs);
+			kuw_sink_fallback(k, skipnr, current, regs);
 	}
+	len = k->len;
+	kuw_walk_put(st);
 	kuw_serve_count(KUW_CONS_SAVE_REGS, ok);
-	return k.len;
+	return len;
 }
 
 #ifdef CONFIG_HAVE_RELIABLE_STACKTRACE
+/* kuw_save_refused() for the reliable consumer: the kernel's answer */
+static noinline int kuw_reliable_refused(struct task_struct *tsk,
+					 unsigned long *store,
+					 unsigned int size)
+{
+	struct kuw_cookie k = { .store = store, .size = size,
+				.self = tsk == current ? KUW_SELF_BEFORE :
+				KUW_SELF_NO };
+	int ret = -EINVAL;
+
+	if (KUW_FN(arch_stack_walk_reliable)) {
+		ret = kuw_call(arch_stack_walk_reliable, kuw_sink_kernel, &k,
+			       tsk);
+		ret = ret ? ret : k.len;
+	}
+	kuw_serve_count(KUW_CONS_SAVE_RELIABLE, false);
+	return ret;
+}
+
 /**
  * kuw_stack_trace_save_tsk_reliable() - stack_trace_save_tsk_reliable()
  * by kunwind
@@ -405,38 +454,44 @@ static noinline int kuw_stack_trace_save_tsk_reliable(struct task_struct *tsk,
 						      unsigned long *store,
 						      unsigned int size)
 {
-	struct kuw_cookie k = { .store = store, .size = size };
 	struct kunwind_state *st;
+	struct kuw_cookie *k;
 	int ret = -EINVAL;
-	bool ok = false;
+	bool ok;
 
 	if (!try_get_task_stack(tsk))
 		return 0;
 	st = kuw_walk_get(false);
-	if (st) {
-		kuw_walk_start(st, tsk, NULL, true);
-		ok = kuw_sink_walk(st, &k);
-		/* kernel/stacktrace.c: a full buffer is unreliable too */
-		if (ok && k.len >= k.size)
-			ret = -EINVAL;
-		else if (ok && kunwind_reliable(st))
-			ret = k.len;
-		else
-			ok = false;
-		kuw_walk_put(st);
+	if (!st) {
+		ret = kuw_reliable_refused(tsk, store, size);
+		kuw_put_task_stack(tsk);
+		return ret;
 	}
+	k = &st->work->cookie;
+	*k = (struct kuw_cookie){ .store = store, .size = size };
+	kuw_walk_start(st, tsk, NULL, true);
+	ok = kuw_sink_walk(st, k);
+	/* kernel/stacktrace.c: a full buffer is unreliable too */
+	if (ok && k->len >= k->size)
+		ret = -EINVAL;
+	else if (ok && kunwind_reliable(st))
+		ret = k->len;
+	else
+		ok = false;
 	if (!ok && KUW_FN(arch_stack_walk_reliable)) {
-		k.len = 0;
-		k.self = tsk == current ? KUW_SELF_BEFORE : KUW_SELF_NO;
-		ret = kuw_call(arch_stack_walk_reliable, kuw_sink_kernel, &k,
+		k->len = 0;
+		k->self = tsk == current ? KUW_SELF_BEFORE : KUW_SELF_NO;
+		ret = kuw_call(arch_stack_walk_reliable, kuw_sink_kernel, k,
 			       tsk);
-		ret = ret ? ret : k.len;
+		ret = ret ? ret : k->len;
 	}
+	kuw_walk_put(st);
 	kuw_put_task_stack(tsk);
 	kuw_serve_count(KUW_CONS_SAVE_RELIABLE, ok);
 	return ret;
 }
 
+NOKPROBE_SYMBOL(kuw_reliable_refused);
 NOKPROBE_SYMBOL(kuw_stack_trace_save_tsk_reliable);
 #endif
 
@@ -599,6 +654,7 @@ NOKPROBE_SYMBOL(kuw_sink_kernel);
 NOKPROBE_SYMBOL(kuw_sink_splice);
 NOKPROBE_SYMBOL(kuw_sink_walk);
 NOKPROBE_SYMBOL(kuw_sink_fallback);
+NOKPROBE_SYMBOL(kuw_save_refused);
 NOKPROBE_SYMBOL(kuw_stack_trace_save);
 NOKPROBE_SYMBOL(kuw_stack_trace_save_tsk);
 NOKPROBE_SYMBOL(kuw_stack_trace_save_regs);

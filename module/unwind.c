@@ -38,6 +38,19 @@ static bool kuw_on(const struct kunwind_stack *st, u64 addr, u32 len)
 	       addr < st->end && len <= st->end - addr;
 }
 
+/*
+ * @addr, @len on a stack of @task's context other than the walk's: out of
+ * line, so that its stack's bounds are not in kuw_read_mem()'s frame on
+ * the path to copy_from_kernel_nofault() (README, "Stack use").
+ */
+static noinline bool kuw_on_other(struct task_struct *task, u64 addr, u32 len)
+{
+	struct kunwind_stack st;
+
+	return kuw_arch_stack_of(task, addr, &st, NULL) &&
+	       kuw_on(&st, addr, len);
+}
+
 /**
  * kuw_read_mem() - the engine's memory read, for the kernel
  * @mem_ctx: the struct kunwind_state of the unwind
@@ -55,7 +68,6 @@ static bool kuw_on(const struct kunwind_stack *st, u64 addr, u32 len)
 int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len)
 {
 	struct kunwind_state *s = mem_ctx;
-	struct kunwind_stack st;
 	u64 v;
 
 	if (unlikely(!s))
@@ -71,8 +83,7 @@ int kuw_read_mem(void *mem_ctx, u64 addr, void *dst, u32 len)
 			memcpy(dst, &v, 8);
 			return 0;
 		}
-	} else if (!kuw_arch_stack_of(s->task, addr, &st, NULL) ||
-		   !kuw_on(&st, addr, len)) {
+	} else if (!kuw_on_other(s->task, addr, len)) {
 		return -KUW_E_BADSTACK;
 	}
 	/* another task's stack may go away under us: fault-safe copy */
@@ -437,7 +448,7 @@ struct kunwind_state *kuw_walk_get(bool oops)
 	sl->st.work = &sl->work;
 	return &sl->st;
 }
-
+EXPORT_SYMBOL_GPL(kuw_walk_get);	/* kunit/budget_test.c holds a slot */
 NOKPROBE_SYMBOL(kuw_walk_get);
 
 /**
@@ -449,7 +460,7 @@ void kuw_walk_put(struct kunwind_state *st)
 	kuw_slot_put(container_of(st, struct kuw_slot, st));
 	preempt_enable_notrace();
 }
-
+EXPORT_SYMBOL_GPL(kuw_walk_put);
 NOKPROBE_SYMBOL(kuw_walk_put);
 
 /**
@@ -1489,6 +1500,7 @@ EXPORT_SYMBOL_GPL(kunwind_put_task_stack);
 
 /* the walk's path: never kprobed (README, "Stack use") */
 NOKPROBE_SYMBOL(kuw_read_mem);
+NOKPROBE_SYMBOL(kuw_on_other);
 NOKPROBE_SYMBOL(kuw_stop);
 NOKPROBE_SYMBOL(kuw_check_stack);
 NOKPROBE_SYMBOL(kuw_find_row);

@@ -921,6 +921,7 @@ NOKPROBE_SYMBOL(kuw_arch_regs_from_pt);
 NOKPROBE_SYMBOL(kuw_arch_task_regs);
 NOKPROBE_SYMBOL(kuw_arch_at_end);
 NOKPROBE_SYMBOL(kuw_a64_ret_addr);
+NOKPROBE_SYMBOL(kuw_record_step);
 NOKPROBE_SYMBOL(kuw_arch_unknown_pc);
 NOKPROBE_SYMBOL(kuw_arch_boundary_step);
 NOKPROBE_SYMBOL(kuw_arch_entry_pad_lookup);

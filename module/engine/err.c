@@ -57,6 +57,8 @@ const char *kuw_strerror(int err)
 	return kuw_err_names[err];
 }
 EXPORT_SYMBOL_GPL(kuw_strerror);
+/* the oops hook's trace names its stop reason: the walk's path */
+kuw_nokprobe(kuw_strerror);
 
 /* Section names, indexed by enum kuw_src: the one copy. */
 static const char *const kuw_src_sections[KUW_SRC__COUNT] = {

@@ -57,6 +57,10 @@ int kuw_rd_sleb(struct kuw_cur *c, s64 *v)
 	return ret;
 }
 
+/* the DW_OP evaluator's operands: the walk's path, never kprobed */
+kuw_nokprobe(kuw_rd_uleb);
+kuw_nokprobe(kuw_rd_sleb);
+
 int kuw_rd_str(struct kuw_cur *c, const char **s, u64 *len)
 {
 	u64 pos;

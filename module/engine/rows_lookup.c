@@ -46,3 +46,5 @@ int kuw_table_lookup(const struct kuw_table *t, u64 pc,
 	return kuw_table_find(t, pc, rule, row_pc ? row_pc : &row);
 }
 EXPORT_SYMBOL_GPL(kuw_table_lookup);
+/* the walk's path (kunwind_rule_for_pc()): never kprobed */
+kuw_nokprobe(kuw_table_lookup);

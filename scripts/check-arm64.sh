@@ -40,7 +40,7 @@ LOGDIR="$WORK/logs"
 mkdir -p "$LOGDIR" "$CACHE/logs"
 trap 'cp -f "$LOGDIR"/* "$CACHE/logs/" 2>/dev/null; rm -rf "$WORK"' EXIT
 
-NTESTS=11	# and the guest's own results, counted by scripts/ktap.py
+NTESTS=12	# and the guest's own results, counted by scripts/ktap.py
 tn=0 np=0 nf=0 ns=0
 echo "KTAP version 1"
 echo "1..$NTESTS"
@@ -177,6 +177,21 @@ if kuw_build_modules "$KDIR" "$WORK" 2>"$WORK/modules.err"; then
 		kuw_switch_files "$WORK"; kuw_lockdown_files "$WORK")
 else
 	tail -n 20 "$WORK/modules.log" | diag
+fi
+# make stack-usage (README, "Stack use"): every consumer entry's deepest
+# stack path, kernel frames included, at most 1024 bytes; kunwind.ko alone
+# rebuilt with KUW_STACK_INFO=1 and a few kernel objects compiled again.
+# Release 6.1 (the others' kernels compile in a Debian 13 root);
+# KUNWIND_STACK=0 skips.
+if [ "$KUW_RELEASE" != 6.1 ] || [ "${KUNWIND_STACK:-1}" != 1 ]; then
+	res skip "stack use within 1024 bytes" "release $KUW_RELEASE or KUNWIND_STACK=0"
+elif KUW_STACK_KDIR="$KDIR" KUW_STACK_WORK="$WORK/stack" \
+	"$REPO/scripts/stack-usage.sh" >"$WORK/stack-usage.log" 2>&1; then
+	grep -E '^(deepest|total)' "$WORK/stack-usage.log" | diag
+	res ok "stack use within 1024 bytes"
+else
+	tail -n 40 "$WORK/stack-usage.log" | diag
+	res fail "stack use within 1024 bytes"
 fi
 
 # The lockdown guest's loader: a static aarch64 kunwind-dump, and the

@@ -323,6 +323,24 @@ if [ "$KCONFIG" = base ] && [ "${KUNWIND_DKMS:-1}" = 1 ]; then
 	fi
 fi
 
+# make stack-usage (README, "Stack use"): every consumer entry's deepest
+# stack path, kernel frames included, at most 1024 bytes; kunwind.ko alone
+# rebuilt from this cell's sources with KUW_STACK_INFO=1 and a few kernel
+# objects compiled again.  Release 6.1 (the others' kernels compile in a
+# Debian 13 root); KUNWIND_STACK=0 skips.
+if [ "$KCONFIG" = base ] && [ "$KUW_RELEASE" = 6.1 ] && [ "${KUNWIND_STACK:-1}" = 1 ]; then
+	stamp "make stack-usage: deepest stack path per entry, at most 1024 bytes (KUNWIND_STACK=0 skips)"
+	if KUW_STACK_KDIR="$KDIR" KUW_STACK_WORK="$WORK/stack" \
+		"$REPO/scripts/stack-usage.sh" >"$RUNLOG/stack-usage.log" 2>&1; then
+		hp=$((hp + 1))
+		log "ok: stack use within 1024 bytes ($(grep -o '^total [0-9]*' "$RUNLOG/stack-usage.log" | sort -k2n | tail -n 1))"
+	else
+		hf=$((hf + 1))
+		cat "$RUNLOG/stack-usage.log" >&2
+		log "FAIL: stack use within 1024 bytes (log: $RUNLOG/stack-usage.log)"
+	fi
+fi
+
 # --- initramfs -----------------------------------------------------------
 echo "$KCONFIG" >"$WORK/profile"
 files=("/etc/kuw-profile=$WORK/profile"

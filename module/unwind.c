@@ -448,7 +448,9 @@ struct kunwind_state *kuw_walk_get(bool oops)
 	sl->st.work = &sl->work;
 	return &sl->st;
 }
-EXPORT_SYMBOL_GPL(kuw_walk_get);	/* kunit/budget_test.c holds a slot */
+/* kunit/budget_test.c holds a slot and reads the nested-walk stop count */
+EXPORT_SYMBOL_GPL(kuw_walk_get);
+EXPORT_PER_CPU_SYMBOL_GPL(kuw_counters);
 NOKPROBE_SYMBOL(kuw_walk_get);
 
 /**

@@ -360,7 +360,7 @@ kuw_qemu_arm64() {
 
 # Modules and guest checks of the switch guest (scripts/init/check.sh as /init-switch):
 # those that patch the kernel's text while the other vCPU runs it.
-KUW_SWITCH_MODS="consumers_test"
+KUW_SWITCH_MODS="consumers_test budget_test"
 
 # kuw_switch_files WORK: DEST=SRC arguments for mkinitramfs.sh that put the
 # switch guest (its /init, modules, checks) into a cell's initramfs, and

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * reliable_payload: kunwind's reliable flag against the kernel's own
- * reliable stack walk, on tasks preempted in kernel mode (issue 19, "arm64
- * reliable beyond the kernel's own"); scripts/guest/reliable.sh drives it.
+ * reliable stack walk, on tasks preempted in kernel mode (arm64 reliable
+ * beyond the kernel's own); scripts/guest/reliable.sh drives it.
  * Built for every kernel (kunit/Kbuild), it loads idle.
  *
  * /dev/kunwind_reliable/:

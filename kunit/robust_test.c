@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Robustness campaigns for kunwind (issue 6), run in the debug test kernel
+ * Robustness campaigns for kunwind, run in the debug test kernel
  * (KASAN, lockdep, atomic-sleep checks, -smp 2).  Each prints one line
  * "robust: <campaign> <n> runs, <k> rejected, <f> faults"; a case fails on
  * any fault it can see itself, and the test bed fails the run on any kernel

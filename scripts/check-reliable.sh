@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check-reliable: scripts/guest/reliable.sh alone, in one short boot
-# with preempt=full (issue 19, "arm64 reliable beyond the kernel's own"):
+# with preempt=full (arm64 reliable beyond the kernel's own):
 # kunwind's reliable walks of preempted tasks against the kernel's.
 #
 #   make check-reliable [RELEASE=7.3] [ARCH=arm64] [KERNEL=test|stock]

@@ -265,7 +265,7 @@ if [ "$hrc" != 0 ] && [ "$hf" = 0 ]; then
 fi
 stamp "host: $hp passed, $hf failed, $hs skipped"
 
-# --- a short fuzz pass (issue: CI runs one): each target counts as a test ---
+# --- a short fuzz pass (CI runs one): each target counts as a test ---
 fsec=${KUNWIND_FUZZ_SECONDS:-5}
 [ "${KUNWIND_HOST:-1}" = 1 ] || fsec=0
 if [ "$fsec" != 0 ]; then

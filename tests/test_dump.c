@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kunwind-dump run as a user runs it (issue 11): the binary built beside
+ * kunwind-dump run as a user runs it: the binary built beside
  * the runner (KT_DUMP, else <builddir>/../kunwind-dump-asan, which `make
  * test-host` builds first) under a time limit, its exit code, stdout and
  * stderr checked.  Exit codes: 0 ok, 1 malformed input, 2 usage or I/O.

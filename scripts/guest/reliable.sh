@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kunwind's reliable walks against the kernel's own, on tasks preempted in
-# kernel mode (issue 19), with kunit/reliable_payload.c: its spinner
+# kernel mode, with kunit/reliable_payload.c: its spinner
 # kthreads run a known chain of functions in kernel code (one a leaf that
 # saves no frame record) until timer interrupts preempt them; each write to
 # /dev/kunwind_reliable/run pins every thread with task_call_func() and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Mutated unwind tables through kunwind's real module load path (issue 6):
+# Mutated unwind tables through kunwind's real module load path:
 # robust_payload.ko with bytes of its .eh_frame or .sframe changed in the
 # file (bit flips, byte sets, 32-bit fields set to edge values) or the
 # section header's size cut, then insmod: the kernel's loader relocates

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# debugfs kunwind/load fuzzed from userspace (issue 6), and the debugfs
+# /dev/kunwind/load fuzzed from userspace, and the debugfs
 # files closed to non-root.  busybox sh, run by scripts/init/check.sh after
 # the test modules are loaded; reports KTAP (/etc/kuw-ktap.sh: 3 results)
 # and the diagnostic "robust: debugfs-load <n> runs, <k> rejected, <f>

@@ -448,10 +448,11 @@ struct kunwind_state *kuw_walk_get(bool oops)
 	sl->st.work = &sl->work;
 	return &sl->st;
 }
-/* kunit/budget_test.c holds a slot and reads the nested-walk stop count */
-EXPORT_SYMBOL_GPL(kuw_walk_get);
-EXPORT_PER_CPU_SYMBOL_GPL(kuw_counters);
+EXPORT_SYMBOL_GPL(kuw_walk_get);	/* kunit/budget_test.c holds a slot */
 NOKPROBE_SYMBOL(kuw_walk_get);
+
+/* kunit/budget_test.c reads the nested-walk stop count */
+EXPORT_PER_CPU_SYMBOL_GPL(kuw_counters);
 
 /**
  * kuw_walk_put() - give back a state of kuw_walk_get()
